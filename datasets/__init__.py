@@ -1,0 +1,1 @@
+"""Loaders for the evaluation datasets, named ``name:split``."""

@@ -1,0 +1,1 @@
+"""The strict numeric-tolerant judge and the official dataset metrics."""

@@ -1,0 +1,1 @@
+"""Pinned, hash-verified model files and the offline sources they are assembled from."""

@@ -1,0 +1,1 @@
+"""Compile-time pieces: the DSPy metric and (later) optimizers, router and reranker training."""

@@ -1,0 +1,1 @@
+"""DSPy modules that compose the signatures into the question-answering program."""

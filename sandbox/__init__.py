@@ -1,0 +1,1 @@
+"""Runs model-written Python in a separate, restricted process."""

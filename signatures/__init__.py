@@ -1,0 +1,1 @@
+"""One DSPy signature per reasoning step, each with typed outputs."""

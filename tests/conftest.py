@@ -1,0 +1,33 @@
+"""Shared fixtures: the evaluation data dir and an isolated filingqa home."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir() -> Path:
+    """The shared evaluation data (``$FILINGQA_DATA_DIR``, else ``../shared/datasets``).
+
+    Skips when absent, except under CI (``CI=true``), where missing data is a failure.
+    """
+    chosen = os.environ.get("FILINGQA_DATA_DIR") or REPO_ROOT.parent / "shared" / "datasets"
+    path = Path(chosen)
+    if not path.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"evaluation data dir {path} is missing under CI")
+        pytest.skip(f"evaluation data dir {path} not present")
+    return path
+
+
+@pytest.fixture
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway ``FILINGQA_HOME`` so a test never touches the user's model cache."""
+    home = tmp_path / "filingqa-home"
+    monkeypatch.setenv("FILINGQA_HOME", str(home))
+    return home
