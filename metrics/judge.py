@@ -1,0 +1,70 @@
+"""The strict judge: the numeric stage for number-like golds, an LLM (or exact match) otherwise."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import dspy
+
+from filingqa.metrics.category import resolve_category
+from filingqa.metrics.exact import exact_verdict
+from filingqa.metrics.numeric import numeric_verdict
+from filingqa.metrics.verdict import Verdict
+from filingqa.signatures.judge import JudgeAnswer
+
+__all__ = ["StrictJudge", "Verdict"]
+
+
+def as_text(value: object) -> str:
+    """An answer as text: strings unchanged, None empty, floats positional (``0.00001``)."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return format(Decimal(repr(value)), "f")
+    return value if isinstance(value, str) else str(value)
+
+
+def _gold_for_llm(gold: str, scale: str | None, unit: str | None) -> str:
+    """The gold with the record's scale and unit spelled out, so the LLM reads it as stated."""
+    labels = [f"{name}: {label}" for name, label in (("scale", scale), ("unit", unit)) if label]
+    return f"{gold} ({'; '.join(labels)})" if labels else gold
+
+
+class StrictJudge:
+    """Scores a predicted answer against the gold: 1, 0.5 or 0, with the reason and stage.
+
+    ``lm`` grades the golds the numeric stage does not decide; with ``lm=None`` those fall
+    back to a normalized exact/contains match (stage ``"exact"``).
+    """
+
+    def __init__(self, lm: dspy.BaseLM | None = None) -> None:
+        self.lm = lm
+        self._grade = dspy.Predict(JudgeAnswer)
+
+    def judge(
+        self,
+        question: str,
+        gold: str | float,
+        prediction: str | float | None,
+        *,
+        answer_type: str | None = None,
+        scale: str | None = None,
+        unit: str | None = None,
+    ) -> Verdict:
+        """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None."""
+        gold_text, predicted = as_text(gold), as_text(prediction)
+        category = resolve_category(answer_type, gold_text)
+        if category == "number":
+            verdict = numeric_verdict(gold_text, predicted, scale=scale, unit=unit)
+            if verdict is not None:
+                return verdict
+        if self.lm is None:
+            return exact_verdict(gold_text, predicted, category)
+        with dspy.context(lm=self.lm, trace=None):  # keep the judge out of program traces
+            graded = self._grade(
+                question=as_text(question),
+                gold_answer=_gold_for_llm(gold_text, scale, unit),
+                predicted_answer=predicted,
+                answer_category=category,
+            )
+        return Verdict(score=float(graded.score), reason=graded.reason.strip(), stage="llm")

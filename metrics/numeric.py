@@ -1,0 +1,241 @@
+"""The deterministic numeric stage: decides number-like gold answers without an LLM.
+
+Rules:
+
+* Gate: the gold is number-like when it holds exactly one number (years such as ``2022``
+  aside) with at most four other words, does not open with yes/no and has no directional
+  word (``increased``, ``improved``, ...). Other golds are not decided here (``None``).
+* The prediction's answer is its first or its last number (years aside, unless the gold
+  is a year): answers either lead with the result or conclude with it after the working.
+* A candidate passes when it is within ±2% of the gold, or when rounding it to the gold's
+  precision as written gives the gold (``0.01425`` vs ``0.01``); the sign always counts.
+  A year gold (``2019``) must match exactly; a unit-shifted reading only by the ±2% band.
+* Scales: both scales stated (scale word or the record's scale) compare in base units;
+  a missing scale is taken to be the other side's, and for a number read in such an
+  implied unit a ×1000 or ÷1000 unit shift is also tried (thousands/millions/billions).
+  A prediction with a scale word is also read in base units against an unscaled gold
+  (``$8.4 billion`` vs ``$8,400,000,000``), without shifts.
+* Percent ↔ fraction (×100, ÷100) only when explicit: a ``%`` on one side converts that
+  side, a record scale/unit of percent allows either direction; no unit shifts then.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from filingqa.metrics.numbers import (
+    ParsedNumber,
+    extract_numbers,
+    names_percent,
+    scale_multiplier,
+)
+from filingqa.metrics.verdict import Verdict
+
+RELATIVE_TOLERANCE = 0.02
+MAX_EXTRA_WORDS = 4
+UNIT_SHIFTS = (1e3, 1e-3)
+
+POLAR_WORDS = frozenset({"yes", "no"})
+DIRECTIONAL_WORDS = frozenset(
+    {
+        "increase",
+        "increased",
+        "increases",
+        "increasing",
+        "decrease",
+        "decreased",
+        "decreases",
+        "decreasing",
+        "improve",
+        "improved",
+        "improves",
+        "improving",
+        "improvement",
+        "decline",
+        "declined",
+        "declines",
+        "declining",
+        "grew",
+        "grow",
+        "grown",
+        "rose",
+        "risen",
+        "rise",
+        "fell",
+        "fall",
+        "fallen",
+        "drop",
+        "dropped",
+        "higher",
+        "lower",
+        "up",
+        "down",
+        "better",
+        "worse",
+        "favorable",
+        "unfavorable",
+    }
+)
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased alphabetic words of ``text``."""
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def is_gated_text(text: str) -> bool:
+    """Whether ``text`` opens with yes/no or uses a directional word (LLM territory)."""
+    found = words(text)
+    return bool(found) and (found[0] in POLAR_WORDS or not DIRECTIONAL_WORDS.isdisjoint(found))
+
+
+def _main_numbers(numbers: list[ParsedNumber], keep_years: bool) -> list[ParsedNumber]:
+    """The numbers that can be an answer: years set aside unless nothing else is there."""
+    if keep_years:
+        return numbers
+    return [number for number in numbers if not number.is_year_like] or numbers
+
+
+def gold_number(gold: str) -> ParsedNumber | None:
+    """The gold's number when the gold is number-like (see the gate rule), else None."""
+    if not isinstance(gold, str) or is_gated_text(gold):
+        return None
+    main = _main_numbers(extract_numbers(gold), keep_years=False)
+    if len(main) != 1:
+        return None
+    numbers_removed = gold
+    for number in extract_numbers(gold):
+        numbers_removed = numbers_removed.replace(number.text, " ")
+    return main[0] if len(words(numbers_removed)) <= MAX_EXTRA_WORDS else None
+
+
+@dataclass(frozen=True, slots=True)
+class _GoldFrame:
+    """The gold number and the unit its written magnitude is in."""
+
+    number: ParsedNumber
+    multiplier: float
+    scale_stated: bool
+    record_percent: bool
+
+
+def _frame(gold: ParsedNumber, scale: str | None, unit: str | None) -> _GoldFrame:
+    record_multiplier = scale_multiplier(scale)
+    return _GoldFrame(
+        number=gold,
+        multiplier=gold.multiplier if gold.scale_word else record_multiplier,
+        scale_stated=gold.scale_word is not None or record_multiplier != 1.0,
+        record_percent=names_percent(scale, unit),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    """One reading of the prediction in the gold's unit.
+
+    ``shiftable``: read in an implied unit, so a unit shift may apply. ``roundable``: may
+    match by rounding to the gold's precision (not after a unit shift, which would make
+    ``1,600`` round to a gold ``2``).
+    """
+
+    value: float
+    label: str
+    shiftable: bool
+    roundable: bool = True
+
+
+def _base_views(pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
+    """The prediction expressed in the gold's unit, one view per reading of its scale."""
+    if pred.scale_word and frame.scale_stated:
+        return [_View(pred.value / frame.multiplier, "same value in base units", shiftable=False)]
+    if pred.scale_word:
+        return [
+            _View(pred.magnitude, "gold scale implied", shiftable=True),
+            _View(pred.value, "gold in units", shiftable=False),
+        ]
+    return [_View(pred.magnitude, "as written", shiftable=True)]
+
+
+def _percent_views(base: list[_View], pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
+    """Percent ↔ fraction readings, only where a % sign or the record makes it explicit."""
+    factors: list[tuple[float, str]] = []
+    if frame.record_percent or (pred.is_percent and not frame.number.is_percent):
+        factors.append((0.01, "percent as fraction"))
+    if frame.record_percent or (frame.number.is_percent and not pred.is_percent):
+        factors.append((100.0, "fraction as percent"))
+    return [
+        _View(view.value * factor, label, shiftable=False)
+        for view in base
+        for factor, label in factors
+    ]
+
+
+def _views(pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
+    """Every comparable reading of the prediction, with a label for the reason."""
+    base = _base_views(pred, frame)
+    if frame.record_percent or pred.is_percent or frame.number.is_percent:
+        return base + _percent_views(base, pred, frame)
+    shifted = [
+        _View(view.value * shift, f"unit shift ×{shift:g}", shiftable=False, roundable=False)
+        for view in base
+        if view.shiftable
+        for shift in UNIT_SHIFTS
+    ]
+    return base + shifted
+
+
+def within_tolerance(
+    value: float, target: float, decimals: int, *, relative: bool = True, rounding: bool = True
+) -> bool:
+    """Within ±2% of ``target`` (if ``relative``), or equal to it at ``decimals`` places.
+
+    The rounding test (if ``rounding``) accepts up to half a unit in the gold's last place.
+    """
+    gap = abs(value - target)
+    if relative and gap <= RELATIVE_TOLERANCE * abs(target):
+        return True
+    half_unit = 0.5 * 10.0 ** -min(decimals, 15)
+    return rounding and gap <= half_unit * (1 + 1e-9)
+
+
+def _candidates(prediction: str, gold: ParsedNumber) -> list[ParsedNumber]:
+    """The prediction's first and last answer numbers (one when they coincide)."""
+    main = _main_numbers(extract_numbers(prediction), keep_years=gold.is_year_like)
+    return main[:1] + main[-1:] if len(main) > 1 else main
+
+
+def numeric_verdict(
+    gold: str, prediction: str, *, scale: str | None = None, unit: str | None = None
+) -> Verdict | None:
+    """Score a number-like gold deterministically; None when the gold is not number-like.
+
+    ``scale`` is the record's scale name (``"million"``, ``"percent"``, ...) and ``unit``
+    its unit (``"percent"``, ``"USD"``, ...); both describe the gold as written.
+    """
+    number = gold_number(gold)
+    if number is None:
+        return None
+    candidates = _candidates(prediction if isinstance(prediction, str) else "", number)
+    if not candidates:
+        return Verdict(
+            score=0, reason=f"no number in the prediction; gold is {number.text}", stage="numeric"
+        )
+    frame = _frame(number, scale, unit)
+    relative = not number.is_year_like
+    for candidate in candidates:
+        for view in _views(candidate, frame):
+            if within_tolerance(
+                view.value,
+                number.magnitude,
+                number.decimals,
+                relative=relative,
+                rounding=view.roundable,
+            ):
+                reason = f"{candidate.text} matches gold {number.text} ({view.label})"
+                return Verdict(score=1, reason=reason, stage="numeric")
+    tried = " / ".join(candidate.text for candidate in candidates)
+    reason = f"{tried} does not match gold {number.text} within 2% or at the gold's precision"
+    return Verdict(score=0, reason=reason, stage="numeric")

@@ -1,0 +1,142 @@
+"""Hand-written judge cases: the numeric stage's tolerance rules and the gate, without an LLM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from filingqa.metrics.judge import StrictJudge
+from filingqa.metrics.numeric import numeric_verdict
+
+# (prediction, gold, judge keyword arguments, expected score)
+NUMERIC_CASES: list[tuple[str, str, dict[str, Any], float]] = [
+    # the required cases
+    ("302.6M", "$303.00", {}, 1),
+    ("0.01425", "0.01", {}, 1),
+    ("$4.625B", "$4.60B", {}, 1),
+    ("3,030", "303", {}, 0),
+    ("-12.6", "12.6", {}, 0),
+    ("14.86%", "0.1486", {"unit": "percent"}, 1),
+    ("24 billion", "24", {"scale": "billion"}, 1),
+    # parentheses negatives and signs
+    ("(1,234)", "-1234", {}, 1),
+    ("-1,234", "(1,234)", {}, 1),
+    ("$(12.5)", "-12.5", {}, 1),
+    ("(1,234)", "1234", {}, 0),
+    ("−12.6", "-12.6", {}, 1),
+    ("-$1,561M", "-1561", {}, 1),
+    ("$1,561M", "-1561", {}, 0),
+    ("22.22%", "-22.22", {"scale": "percent"}, 0),
+    # scale words and ×1000 / ÷1000 unit shifts
+    ("1,577 million", "$1.577 billion", {}, 1),
+    ("$1.577 billion", "$1577.00", {}, 1),
+    ("1577", "$1.577 billion", {}, 1),
+    ("24,000", "24", {"scale": "billion"}, 1),
+    ("1.2bn", "$1,200 million", {}, 1),
+    ("8.4 billion", "$8,400,000,000", {}, 1),
+    ("1496.5 million", "1,496.5", {"scale": "million"}, 1),
+    ("1.4965 billion", "1,496.5", {"scale": "million"}, 1),
+    ("$1,496.5", "$1,496.5", {"answer_type": "span", "scale": "million"}, 1),
+    ("24 million", "24", {"scale": "billion"}, 0),
+    ("24 thousand", "24 million", {}, 0),
+    ("12.6 million", "12.6", {"scale": "thousand"}, 0),
+    ("$8.4 million", "$8,400,000,000", {}, 0),
+    ("14.9 billion", "1,496.5", {"scale": "million"}, 0),
+    ("30.3", "303", {}, 0),
+    # percent ↔ fraction only when explicit
+    ("14.86%", "0.1486", {}, 1),
+    ("0.1486", "14.86%", {}, 1),
+    ("14.86", "0.1486", {"scale": "percent"}, 1),
+    ("-22.22%", "-22.22", {"scale": "percent"}, 1),
+    ("5%", "5", {}, 1),
+    ("14.86", "0.1486", {}, 0),
+    ("0.1486", "14.86", {}, 0),
+    ("0.05", "5", {}, 0),
+    ("1486%", "14.86%", {}, 0),
+    # the ±2% band and the gold's precision
+    ("41.0", "40.0", {}, 0),
+    ("102.5", "100", {}, 0),
+    ("97.6", "100.0", {}, 0),
+    ("101.9", "100", {}, 1),
+    ("1.98%", "2%", {}, 1),
+    ("56.2%", "56%", {}, 1),
+    ("0.016", "0.01", {}, 0),
+    ("$0.40", "$0.40", {}, 1),
+    ("0.4", "$0.40", {}, 1),
+    ("$0.41", "$0.40", {}, 0),
+    ("0", "0", {}, 1),
+    ("0.6", "0", {}, 0),
+    ("1,600", "2", {}, 0),
+    ("12,5 %", "12.5%", {}, 1),
+    ("9.5x", "9.5", {}, 1),
+    ("1,577", "$1,577.00", {}, 1),
+    # which number in a longer prediction counts
+    ("The answer is 1.73", "1.73", {}, 1),
+    ("Revenue was $5.2 billion in 2022", "$5.2 billion", {}, 1),
+    ("(120 - 100) / 100 = 20%", "20%", {}, 1),
+    ("20% (from 120 vs 100)", "20%", {}, 1),
+    ("It is 300, not 400, maybe 500", "400", {}, 0),
+    ("N/A", "$303.00", {}, 0),
+    ("—", "12.6", {}, 0),
+    ("", "12.6", {}, 0),
+    # years and counts
+    ("2019", "2019", {}, 1),
+    ("In fiscal 2019", "2019", {}, 1),
+    ("2018", "2019", {}, 0),
+    ("2", "2", {"answer_type": "count"}, 1),
+    ("3", "2", {"answer_type": "count"}, 0),
+]
+
+
+@pytest.mark.parametrize(("prediction", "gold", "options", "expected"), NUMERIC_CASES)
+def test_numeric_stage_decides_number_like_golds(
+    prediction: str, gold: str, options: dict[str, Any], expected: float
+) -> None:
+    verdict = StrictJudge(lm=None).judge("q?", gold, prediction, **options)
+    assert verdict.stage == "numeric"
+    assert verdict.score == expected, verdict.reason
+
+
+# (prediction, gold, answer_type, expected score): golds the numeric stage must not decide
+GATED_CASES: list[tuple[str, str, str | None, float]] = [
+    ("Yes", "Yes", None, 1),
+    ("It increased", "increased", None, 1),
+    ("decreased", "increased", None, 0),
+    ("Yes", "Yes, one customer accounted for 16% of net revenue", None, 0.5),
+    ("Yes", "No. The quick ratio was 0.54 for Verizon.", None, 0),
+    ("1.7%", "decreased by 1.7%", None, 0),
+    ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
+    ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
+    ("It was 24", "24", "explanation", 1),
+    ("It was 25", "24", "explanation", 0),
+]
+
+
+@pytest.mark.parametrize(("prediction", "gold", "answer_type", "expected"), GATED_CASES)
+def test_non_numeric_golds_use_the_exact_fallback_without_an_lm(
+    prediction: str, gold: str, answer_type: str | None, expected: float
+) -> None:
+    assert numeric_verdict(gold, prediction) is None or answer_type is not None
+    verdict = StrictJudge(lm=None).judge("q?", gold, prediction, answer_type=answer_type)
+    assert verdict.stage == "exact"
+    assert verdict.score == expected
+    assert "no LLM" in verdict.reason or "empty" in verdict.reason
+
+
+def test_there_are_at_least_sixty_hand_written_cases() -> None:
+    assert len(NUMERIC_CASES) + len(GATED_CASES) >= 60
+
+
+def test_numeric_reason_names_the_matching_rule() -> None:
+    verdict = numeric_verdict("$1.577 billion", "1,577 million")
+    assert verdict is not None
+    assert "1,577 million" in verdict.reason
+    assert "base units" in verdict.reason
+
+
+def test_float_gold_and_prediction_are_judged_as_text() -> None:
+    verdict = StrictJudge().judge("q?", 0.1486, 0.1489)
+    assert (verdict.score, verdict.stage) == (1, "numeric")
+    tiny = StrictJudge().judge("q?", 1e-05, "0.00001")
+    assert (tiny.score, tiny.stage) == (1, "numeric")
