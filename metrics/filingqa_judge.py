@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import datasets
 import evaluate
 
-import datasets
 from filingqa.metrics.judge import StrictJudge
 
 _DESCRIPTION = """\
