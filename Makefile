@@ -1,0 +1,54 @@
+# filingqa developer entry points. `make demo` and `make test` are the README's two commands.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DATA_DIR ?= $(abspath ../shared/datasets)
+SAMPLE_QUESTION := By what percentage did Northwind's capital expenditures grow from fiscal 2023 to fiscal 2024?
+PYTEST_ARGS ?=
+
+export FILINGQA_DATA_DIR ?= $(DATA_DIR)
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: install models demo test lint format bench-executor bench-parse bench-tatqa clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "filingqa needs Python >= 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	@echo "installing filingqa and its dependencies (llama-cpp-python builds from source: a few minutes)"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+install: $(VENV)/.installed  ## package + dependencies into .venv
+
+models: install  ## pull and verify the embedded LLM and embedding model (idempotent)
+	$(BIN)/filingqa models pull
+
+demo: models  ## everything a fresh machine needs, then answer the sample question
+	$(BIN)/filingqa ask "$(SAMPLE_QUESTION)"
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: models lint  ## lint, then the whole suite (real-model tests marked slow included)
+	$(BIN)/pytest $(PYTEST_ARGS)  # not `python -m pytest`: that puts ./datasets ahead of HF datasets
+
+bench-executor: install  ## gold programs through the sandbox, scored by the judge
+	$(BIN)/python benchmarks/executor_check.py
+
+bench-parse: models  ## parse-failure rate of the local LM on a typed signature
+	$(BIN)/python benchmarks/parse_failures.py
+
+bench-tatqa: models  ## direct vs PoT on TAT-QA dev arithmetic with gold context
+	$(BIN)/python benchmarks/tatqa_baseline.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
