@@ -9,10 +9,17 @@ import diskcache
 from filingqa.config import cache_dir
 
 
-@functools.cache
 def disk_cache(name: str) -> diskcache.Cache:
-    """A named, process-wide diskcache store under ``<home>/cache/<name>``."""
-    return diskcache.Cache(str(cache_dir() / name))
+    """A named diskcache store under ``<home>/cache/<name>``, one per directory per process.
+
+    The home is read on every call, so a changed ``FILINGQA_HOME`` gets its own store.
+    """
+    return _store(str(cache_dir() / name))
+
+
+@functools.cache
+def _store(directory: str) -> diskcache.Cache:
+    return diskcache.Cache(directory)
 
 
 def configure_dspy_cache() -> None:

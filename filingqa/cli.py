@@ -20,7 +20,9 @@ LATER = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "takes_any_arguments", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
@@ -46,8 +48,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_judge(commands)
     for name, what in LATER.items():
         later = commands.add_parser(name, help=f"(not yet available) {what}")
-        later.add_argument("rest", nargs=argparse.REMAINDER)
-        later.set_defaults(handler=_not_yet(name, what))
+        later.set_defaults(handler=_not_yet(name, what), takes_any_arguments=True)
     return parser
 
 

@@ -10,6 +10,7 @@ from filingqa.metrics.category import resolve_category
 from filingqa.metrics.exact import exact_verdict
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.metrics.verdict import Verdict
+from filingqa.program.lm import adapter_for
 from filingqa.signatures.judge import JudgeAnswer
 
 __all__ = ["StrictJudge", "Verdict"]
@@ -60,7 +61,8 @@ class StrictJudge:
                 return verdict
         if self.lm is None:
             return exact_verdict(gold_text, predicted, category)
-        with dspy.context(lm=self.lm, trace=None):  # keep the judge out of program traces
+        # The judge's own adapter, and kept out of program traces.
+        with dspy.context(lm=self.lm, adapter=adapter_for(self.lm), trace=None):
             graded = self._grade(
                 question=as_text(question),
                 gold_answer=_gold_for_llm(gold_text, scale, unit),

@@ -120,6 +120,7 @@ class _GoldFrame:
     multiplier: float
     scale_stated: bool
     record_percent: bool
+    in_points: bool  # the record's scale is percent: the gold is already in percent points
 
 
 def _frame(gold: ParsedNumber, scale: str | None, unit: str | None) -> _GoldFrame:
@@ -129,6 +130,7 @@ def _frame(gold: ParsedNumber, scale: str | None, unit: str | None) -> _GoldFram
         multiplier=gold.multiplier if gold.scale_word else record_multiplier,
         scale_stated=gold.scale_word is not None or record_multiplier != 1.0,
         record_percent=names_percent(scale, unit),
+        in_points=names_percent(scale),
     )
 
 
@@ -160,9 +162,15 @@ def _base_views(pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
 
 
 def _percent_views(base: list[_View], pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
-    """Percent ↔ fraction readings, only where a % sign or the record makes it explicit."""
+    """Percent ↔ fraction readings, only where a % sign or the record makes it explicit.
+
+    A gold in percent points (scale percent) is never compared with the prediction ÷ 100:
+    that would pass an answer 100 times too large.
+    """
     factors: list[tuple[float, str]] = []
-    if frame.record_percent or (pred.is_percent and not frame.number.is_percent):
+    if (pred.is_percent and not frame.number.is_percent) or (
+        frame.record_percent and not frame.in_points
+    ):
         factors.append((0.01, "percent as fraction"))
     if frame.record_percent or (frame.number.is_percent and not pred.is_percent):
         factors.append((100.0, "fraction as percent"))

@@ -47,7 +47,11 @@ NUMERIC_CASES: list[tuple[str, str, dict[str, Any], float]] = [
     # percent ↔ fraction only when explicit
     ("14.86%", "0.1486", {}, 1),
     ("0.1486", "14.86%", {}, 1),
-    ("14.86", "0.1486", {"scale": "percent"}, 1),
+    ("14.86", "0.1486", {"unit": "percent"}, 1),
+    # scale percent: the gold is in percent points, so only fraction → points is a reading
+    ("0.05", "5", {"scale": "percent"}, 1),
+    ("500", "5", {"scale": "percent"}, 0),
+    ("8.33", "0.08", {"scale": "percent"}, 0),
     ("-22.22%", "-22.22", {"scale": "percent"}, 1),
     ("5%", "5", {}, 1),
     ("14.86", "0.1486", {}, 0),

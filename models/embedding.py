@@ -1,0 +1,35 @@
+"""Load the pinned embedding model into fastembed, fully offline."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from filingqa.models.registry import DEFAULT_EMBEDDING, EmbeddingSpec
+from filingqa.models.store import ensure_embedding
+
+if TYPE_CHECKING:
+    from fastembed import TextEmbedding
+
+
+def load_text_embedding(
+    spec: EmbeddingSpec = DEFAULT_EMBEDDING, *, threads: int | None = None
+) -> TextEmbedding:
+    """A fastembed ``TextEmbedding`` over the verified local files of ``spec``.
+
+    Loaded through ``specific_model_path`` with the hub switched off, so nothing is fetched
+    at run time. Inputs are truncated at ``spec.max_length`` tokens (256 for MiniLM, as
+    sentence-transformers does; fastembed would otherwise take the tokenizer's 512).
+
+    Raises:
+        filingqa.models.store.ModelNotReady: the files are missing or corrupt.
+    """
+    from fastembed import TextEmbedding
+
+    folder = ensure_embedding(spec)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    model = TextEmbedding(
+        model_name=spec.fastembed_name, specific_model_path=str(folder), threads=threads
+    )
+    model.model.tokenizer.enable_truncation(max_length=spec.max_length)
+    return model

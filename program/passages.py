@@ -1,0 +1,103 @@
+"""Passages of a filing: split a plain-text filing into cited blocks, select and render them.
+
+A minimal stand-in for the retrieval layer: plain-text filings (pages separated by form
+feeds, tables as markdown pipes) are split into table and text passages that keep their
+page, ranked with BM25 and rendered for the LM with their ids.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import bm25s
+from pydantic import BaseModel
+
+_CAPTION = re.compile(r"^(table \d+[.:]|\(in (millions|thousands|billions))", re.IGNORECASE)
+
+
+class Passage(BaseModel):
+    """One block of a filing: a table (with its caption) or a paragraph."""
+
+    id: str
+    doc: str
+    page: int  # 1-based, as a PDF viewer numbers pages
+    kind: Literal["table", "text"]
+    text: str
+
+
+def split_filing(text: str, doc: str) -> list[Passage]:
+    """Split a plain-text filing into passages; tables keep their caption and units lines."""
+    passages: list[Passage] = []
+    counts = {"table": 0, "text": 0}
+    for page_number, page in enumerate(text.split("\f"), start=1):
+        for kind, block in _blocks(page):
+            counts[kind] += 1
+            passage_id = f"{doc}:p{page_number}:{kind[:3]}{counts[kind]}"
+            passages.append(
+                Passage(id=passage_id, doc=doc, page=page_number, kind=kind, text=block)
+            )
+    return passages
+
+
+def select(question: str, passages: list[Passage], budget_chars: int) -> list[Passage]:
+    """Passages in BM25 order until ``budget_chars`` is filled, returned in filing order.
+
+    A filing that fits the budget is returned whole, so a question phrased differently from
+    the filing's line items (capital expenditures vs purchases of property and equipment)
+    still sees the table that answers it.
+    """
+    if sum(len(p.text) for p in passages) <= budget_chars:
+        return list(passages)
+    chosen: list[int] = []
+    used = 0
+    for index in _bm25_order(question, passages):
+        if used + len(passages[index].text) > budget_chars and chosen:
+            break
+        chosen.append(index)
+        used += len(passages[index].text)
+    return [passages[i] for i in sorted(chosen)]
+
+
+def _bm25_order(question: str, passages: list[Passage]) -> list[int]:
+    """Passage indices from most to least relevant to ``question`` by BM25."""
+    retriever = bm25s.BM25()
+    retriever.index(
+        bm25s.tokenize([p.text for p in passages], show_progress=False), show_progress=False
+    )
+    hits, _ = retriever.retrieve(
+        bm25s.tokenize([question], show_progress=False), k=len(passages), show_progress=False
+    )
+    return [int(i) for i in hits[0]]
+
+
+def render(passages: list[Passage]) -> str:
+    """The passages as the LM sees them: a plain header line, then the text.
+
+    No identifiers are shown: small models read labels such as ``[T1]`` as Python
+    variables. Citations are recovered afterwards by tracing the program's numbers.
+    """
+    return "\n\n".join(f"--- page {p.page}, {p.kind} ---\n{p.text}" for p in passages)
+
+
+def _blocks(page: str) -> list[tuple[Literal["table", "text"], str]]:
+    """Paragraph and table blocks of one page; caption lines join the table that follows."""
+    blocks: list[tuple[Literal["table", "text"], str]] = []
+    pending_caption: list[str] = []
+    for chunk in re.split(r"\n\s*\n", page.strip()):
+        lines = [line.rstrip() for line in chunk.strip().splitlines() if line.strip()]
+        if not lines:
+            continue
+        if all(line.lstrip().startswith("|") for line in lines):
+            blocks.append(("table", "\n".join([*pending_caption, *lines])))
+            pending_caption = []
+        elif all(_CAPTION.match(line.strip()) for line in lines):
+            pending_caption.extend(lines)
+        else:
+            if pending_caption:
+                blocks.append(("text", "\n".join(pending_caption)))
+                pending_caption = []
+            blocks.append(("text", "\n".join(lines)))
+    if pending_caption:
+        blocks.append(("text", "\n".join(pending_caption)))
+    return blocks

@@ -1,0 +1,57 @@
+import pytest
+
+from filingqa.program.ask import answer_over_filing, format_answer
+
+GROSS_MARGIN = (
+    "```python\ngross_profit_2024 = 1884.4\nnet_revenue_2024 = 4186.3\n"
+    "result = gross_profit_2024 / net_revenue_2024 * 100\n```"
+)
+
+
+def test_answer_has_value_working_citations_and_cost(scripted_lm) -> None:
+    answer = answer_over_filing(
+        "What was the gross margin in fiscal 2024?", lm=scripted_lm([GROSS_MARGIN])
+    )
+    assert answer.answer == "45.01%"
+    assert answer.value == pytest.approx(45.0135, abs=1e-3)
+    assert not answer.refused
+    assert [(c.page, c.kind) for c in answer.citations] == [(3, "table")]
+    assert answer.untraced_numbers == []
+    assert (answer.lm_calls, answer.tokens) == (1, 15)
+    printed = format_answer(answer)
+    assert "Answer:   45.01%" in printed
+    assert "page 3, table" in printed
+    assert "gross_profit_2024 = 1884.4" in printed
+
+
+def test_failed_programs_are_a_marked_refusal(scripted_lm) -> None:
+    broken = "```python\nresult = missing_value\n```"
+    answer = answer_over_filing("What was it?", lm=scripted_lm([broken] * 3))
+    assert answer.refused
+    assert answer.answer.startswith("could not compute an answer (runtime")
+    assert answer.lm_calls == 3
+
+
+def test_invented_numbers_are_flagged(scripted_lm) -> None:
+    answer = answer_over_filing(
+        "What was it?", lm=scripted_lm(["```python\nresult = 1234.5 * 3\n```"])
+    )
+    assert answer.untraced_numbers == [1234.5]
+    assert "numbers not found in the sources" in format_answer(answer)
+
+
+def test_empty_question_is_rejected(scripted_lm) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        answer_over_filing("  ", lm=scripted_lm([]))
+
+
+def test_a_given_filing_is_used(scripted_lm, tmp_path) -> None:
+    filing = tmp_path / "acme_2024_10k.txt"
+    filing.write_text("| Revenue | 100.0 | 80.0 |\n")
+    answer = answer_over_filing(
+        "What was the growth rate?",
+        filing=filing,
+        lm=scripted_lm(["```python\nresult = (100.0 - 80.0) / 80.0 * 100\n```"]),
+    )
+    assert answer.answer == "25%"
+    assert answer.citations[0].doc == "ACME_2024_10K"

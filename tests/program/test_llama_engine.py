@@ -1,0 +1,105 @@
+from typing import Literal
+
+import dspy
+import pytest
+from dspy.lm15 import ContextLengthError, Message, Request
+
+from filingqa.program.llama_engine import LlamaCppEngine, _chat_messages, _json_schema
+from filingqa.program.lm import adapter_for
+
+
+class StubLlama:
+    """Stands in for llama_cpp.Llama: records calls, returns a canned completion."""
+
+    def __init__(self, content: str = "", error: Exception | None = None) -> None:
+        self.content = content
+        self.error = error
+        self.calls: list[dict] = []
+
+    def create_chat_completion(self, **kwargs):
+        self.calls.append(kwargs)
+        if self.error:
+            raise self.error
+        return {
+            "id": "c1",
+            "model": "/models/stub.gguf",
+            "choices": [{"message": {"content": self.content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57},
+        }
+
+
+def engine_with(stub: StubLlama) -> LlamaCppEngine:
+    engine = LlamaCppEngine("/models/stub.gguf")
+    engine._llama = stub
+    return engine
+
+
+class Classify(dspy.Signature):
+    """Classify the question."""
+
+    question: str = dspy.InputField()
+    kind: Literal["lookup", "computation"] = dspy.OutputField()
+    note: str = dspy.OutputField()
+
+
+def test_json_adapter_requests_reach_llama_as_schema_constrained_json_object() -> None:
+    stub = StubLlama('{"kind": "computation", "note": "two lines:\nfirst\nsecond"}')
+    lm = dspy.LM("local/stub.gguf", engine=engine_with(stub), cache=False, num_retries=0)
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        prediction = dspy.Predict(Classify)(question="What was growth?")
+    assert prediction.kind == "computation"
+    assert prediction.note == "two lines:\nfirst\nsecond"  # raw newlines survived parsing
+    response_format = stub.calls[0]["response_format"]
+    assert response_format["type"] == "json_object"
+    assert response_format["schema"]["properties"]["kind"]["enum"] == ["lookup", "computation"]
+    assert stub.calls[0]["temperature"] == 0.0
+    assert stub.calls[0]["repeat_penalty"] == 1.0
+    assert lm.history[-1]["usage"]["total_tokens"] == 57
+
+
+def test_adapter_for_local_engine_is_json_and_for_others_chat() -> None:
+    local = dspy.LM("local/x.gguf", engine=LlamaCppEngine("/x.gguf"))
+    assert isinstance(adapter_for(local), dspy.JSONAdapter)
+    assert type(adapter_for(dspy.LM("openai/gpt-4o-mini"))) is dspy.ChatAdapter
+
+
+def test_context_overflow_becomes_context_length_error() -> None:
+    stub = StubLlama(error=ValueError("Requested tokens (9000) exceed context window of 8192"))
+    request = Request(model="local", messages=(Message.user("hi"),))
+    with pytest.raises(ContextLengthError):
+        engine_with(stub).complete(request)
+
+
+@pytest.mark.parametrize(
+    ("response_format", "schema"),
+    [
+        (None, None),
+        ({"type": "json_object"}, None),
+        ({"type": "json_schema", "schema": {"type": "object"}}, {"type": "object"}),
+        ({"type": "json_schema", "json_schema": {"schema": {"type": "x"}}}, {"type": "x"}),
+    ],
+)
+def test_json_schema_is_found_in_both_shapes(response_format, schema) -> None:
+    assert _json_schema(response_format) == schema
+
+
+def test_system_and_developer_messages_map_to_system_role() -> None:
+    request = Request(
+        model="local",
+        system="Be exact.",
+        messages=(
+            Message(role="developer", parts=Message.user("rules").parts),
+            Message.user("question"),
+        ),
+    )
+    assert _chat_messages(request) == [
+        {"role": "system", "content": "Be exact."},
+        {"role": "system", "content": "rules"},
+        {"role": "user", "content": "question"},
+    ]
+
+
+def test_engine_state_round_trips() -> None:
+    engine = LlamaCppEngine("/models/m.gguf", n_ctx=4096, seed=7)
+    again = LlamaCppEngine.load_state(engine.dump_state())
+    assert (again.model_path, again.n_ctx, again.seed) == (engine.model_path, 4096, 7)

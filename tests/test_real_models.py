@@ -1,0 +1,53 @@
+"""End-to-end checks on the real embedded models (marked slow; CI runs them)."""
+
+from typing import Literal
+
+import dspy
+import numpy as np
+import pytest
+
+from filingqa.models.embedding import load_text_embedding
+from filingqa.program.ask import SAMPLE_QUESTION, answer_over_filing
+from filingqa.program.lm import adapter_for, get_lm
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_lm() -> dspy.LM:
+    return get_lm("local", cache=False)
+
+
+def test_sample_question_is_answered_correctly_with_citation(local_lm: dspy.LM) -> None:
+    answer = answer_over_filing(SAMPLE_QUESTION, lm=local_lm)
+    assert not answer.refused
+    assert answer.value == pytest.approx(1884.4 / 4186.3 * 100, rel=0.01)
+    assert answer.answer == "45.01%"
+    assert (3, "table") in [(c.page, c.kind) for c in answer.citations]
+    assert answer.untraced_numbers == []
+
+
+class QuestionKind(dspy.Signature):
+    """Say what kind of computation the question needs and which years it mentions."""
+
+    question: str = dspy.InputField()
+    kind: Literal["lookup", "difference", "ratio", "growth"] = dspy.OutputField()
+    years: list[int] = dspy.OutputField()
+
+
+def test_typed_signature_parses_under_constrained_json(local_lm: dspy.LM) -> None:
+    with dspy.context(lm=local_lm, adapter=adapter_for(local_lm)):
+        prediction = dspy.Predict(QuestionKind)(
+            question="What was the growth in revenue from 2022 to 2023?"
+        )
+    assert prediction.kind in {"lookup", "difference", "ratio", "growth"}
+    assert set(prediction.years) <= {2022, 2023} and prediction.years
+
+
+def test_embedding_model_embeds_offline() -> None:
+    model = load_text_embedding()
+    vectors = np.array(list(model.embed(["net revenue grew", "revenue increased", "a cat"])))
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    assert model.model.tokenizer.truncation["max_length"] == 256
