@@ -55,7 +55,7 @@ def main() -> None:
 
     lm = get_lm(args.lm, api_base=args.api_base, cache=False)
     grade = dspy.Predict(JudgeAnswer)
-    failures, agreements, seconds, errors = 0, 0, [], []
+    failures, agreements, seconds, errors, rows = 0, 0, [], [], []
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
         for question, gold, prediction, expected in tqdm(
             _triples(args.calls, data_dir(args.data_dir))
@@ -69,6 +69,9 @@ def main() -> None:
                     answer_category="explanation",
                 )
                 agreements += int(float(graded.score) == expected)
+                rows.append(
+                    {"expected": expected, "score": float(graded.score), "reason": graded.reason}
+                )
             except AdapterParseError as problem:
                 failures += 1
                 errors.append(str(problem)[:300])
@@ -83,6 +86,7 @@ def main() -> None:
         "judge_agreement_with_expected": agreements / args.calls,
         "mean_seconds_per_call": sum(seconds) / len(seconds),
         "errors": errors,
+        "rows": rows,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))

@@ -29,7 +29,7 @@ from filingqa.signatures.direct import AnswerDirectly
 def arithmetic_questions(limit: int, data_dir: str | None) -> list[QARecord]:
     """The first ``limit`` TAT-QA dev questions whose answer type is arithmetic."""
     records = load_dataset("tatqa:dev", data_dir=data_dir)
-    return [r for r in records if r.meta.get("answer_type") == "arithmetic"][:limit]
+    return [r for r in records if r.meta.get("tatqa_answer_type") == "arithmetic"][:limit]
 
 
 def _cost(lm: dspy.LM, before: int, started: float) -> dict[str, Any]:

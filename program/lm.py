@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 from pathlib import Path
 from typing import Any
@@ -94,5 +95,11 @@ def _local_model_path(spec: str) -> Path:
 
 @functools.cache
 def _shared_engine(model_path: str, n_ctx: int) -> LlamaCppEngine:
-    """One engine (one loaded model) per file and context size in this process."""
-    return LlamaCppEngine(model_path, n_ctx=n_ctx)
+    """One engine (one loaded model) per file and context size in this process.
+
+    Closed at exit: left to garbage collection during interpreter teardown, llama-cpp-python
+    frees the model after its bindings are gone and prints a traceback.
+    """
+    engine = LlamaCppEngine(model_path, n_ctx=n_ctx)
+    atexit.register(engine.close)
+    return engine
