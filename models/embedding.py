@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from filingqa.models.registry import DEFAULT_EMBEDDING, EmbeddingSpec
@@ -17,9 +16,9 @@ def load_text_embedding(
 ) -> TextEmbedding:
     """A fastembed ``TextEmbedding`` over the verified local files of ``spec``.
 
-    Loaded through ``specific_model_path`` with the hub switched off, so nothing is fetched
-    at run time. Inputs are truncated at ``spec.max_length`` tokens (256 for MiniLM, as
-    sentence-transformers does; fastembed would otherwise take the tokenizer's 512).
+    Loaded through ``specific_model_path``, with which fastembed fetches nothing (checked:
+    no network lookup happens). Inputs are truncated at ``spec.max_length`` tokens (256 for
+    MiniLM, as sentence-transformers does; fastembed would otherwise take the tokenizer's 512).
 
     Raises:
         filingqa.models.store.ModelNotReady: the files are missing or corrupt.
@@ -27,7 +26,6 @@ def load_text_embedding(
     from fastembed import TextEmbedding
 
     folder = ensure_embedding(spec)
-    os.environ["HF_HUB_OFFLINE"] = "1"
     model = TextEmbedding(
         model_name=spec.fastembed_name, specific_model_path=str(folder), threads=threads
     )
