@@ -36,6 +36,7 @@ class FilingAnswer(BaseModel):
     untraced_numbers: list[float]
     refused: bool
     lm_calls: int
+    cached_calls: int
     tokens: int
     seconds: float
 
@@ -69,6 +70,7 @@ def answer_over_filing(
         prediction,
         passages,
         lm_calls=len(calls),
+        cached_calls=sum(not call.get("usage") for call in calls),
         tokens=sum((call.get("usage") or {}).get("total_tokens") or 0 for call in calls),
         seconds=time.perf_counter() - started,
     )
@@ -80,6 +82,7 @@ def _answer(
     passages: list[Passage],
     *,
     lm_calls: int,
+    cached_calls: int,
     tokens: int,
     seconds: float,
 ) -> FilingAnswer:
@@ -99,6 +102,7 @@ def _answer(
         untraced_numbers=sorted(untraced_numbers(prediction.program, passages)),
         refused=refused,
         lm_calls=lm_calls,
+        cached_calls=cached_calls,
         tokens=tokens,
         seconds=round(seconds, 2),
     )
@@ -131,5 +135,8 @@ def format_answer(answer: FilingAnswer) -> str:
     ]
     if answer.untraced_numbers:
         lines.append(f"Note: numbers not found in the sources: {answer.untraced_numbers}")
-    lines.append(f"({answer.lm_calls} LM calls, {answer.tokens} tokens, {answer.seconds} s)")
+    cached = f", {answer.cached_calls} from cache" if answer.cached_calls else ""
+    lines.append(
+        f"({answer.lm_calls} LM calls{cached}, {answer.tokens} tokens, {answer.seconds} s)"
+    )
     return "\n".join(lines)

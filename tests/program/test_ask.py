@@ -17,7 +17,7 @@ def test_answer_has_value_working_citations_and_cost(scripted_lm) -> None:
     assert not answer.refused
     assert [(c.page, c.kind) for c in answer.citations] == [(3, "table")]
     assert answer.untraced_numbers == []
-    assert (answer.lm_calls, answer.tokens) == (1, 15)
+    assert (answer.lm_calls, answer.cached_calls, answer.tokens) == (1, 0, 15)
     printed = format_answer(answer)
     assert "Answer:   45.01%" in printed
     assert "page 3, table" in printed
