@@ -7,9 +7,11 @@ string or inside ``[[ ## field ## ]]`` sections; the inputs keep ChatAdapter's l
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 import dspy
+from dspy.adapters.utils import format_field_value
 from dspy.utils.exceptions import AdapterParseError
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
@@ -25,22 +27,50 @@ def extract_code(completion: str) -> str:
 
 
 class FencedCodeAdapter(dspy.ChatAdapter):
-    """ChatAdapter inputs; the single output field is a fenced ```python block."""
+    """Inputs as plain labelled text; the single output field is a fenced ```python block.
+
+    Field names are not shown as identifiers: small models otherwise treat an input such
+    as ``evidence`` as a Python variable or a file their code can read.
+    """
 
     def __init__(self) -> None:
         super().__init__(use_json_adapter_fallback=False)
 
-    def format_field_structure(self, signature: type[dspy.Signature]) -> str:
-        field = _code_field(signature)
-        inputs = "\n\n".join(f"[[ ## {name} ## ]]\n{{{name}}}" for name in signature.input_fields)
+    def format_system_message(self, signature: type[dspy.Signature]) -> str:
         return (
-            "Inputs come in sections like these:\n\n"
-            f"{inputs}\n\n"
-            f"Reply with the {field} only: one fenced code block, ```python ... ```."
+            f"{self.format_task_description(signature)}\n\n{self.format_field_structure(signature)}"
         )
 
+    def format_field_structure(self, signature: type[dspy.Signature]) -> str:
+        return (
+            f"Reply with the {_describe_output(signature)} only, as one fenced code block "
+            "(```python ... ```). The code runs on its own: it cannot see the text you are "
+            "given, so type every number it needs into the code."
+        )
+
+    def format_task_description(self, signature: type[dspy.Signature]) -> str:
+        return textwrap.dedent(signature.instructions).strip()
+
+    def format_user_message_content(
+        self,
+        signature: type[dspy.Signature],
+        inputs: dict[str, Any],
+        prefix: str = "",
+        suffix: str = "",
+        main_request: bool = False,
+    ) -> str:
+        sections = [prefix]
+        for name, field in signature.input_fields.items():
+            if name in inputs:
+                label = name.replace("_", " ").capitalize()
+                sections.append(f"{label}:\n{format_field_value(field, inputs[name])}")
+        if main_request:
+            sections.append(self.user_message_output_requirements(signature))
+        sections.append(suffix)
+        return "\n\n".join(part for part in sections if part).strip()
+
     def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
-        return f"Reply with the {_code_field(signature)} as one ```python code block."
+        return f"Reply with the {_describe_output(signature)} as one ```python code block."
 
     def format_assistant_message_content(
         self,
@@ -62,6 +92,12 @@ class FencedCodeAdapter(dspy.ChatAdapter):
                 message="the reply holds no code",
             )
         return {field: code}
+
+
+def _describe_output(signature: type[dspy.Signature]) -> str:
+    name = _code_field(signature)
+    desc = signature.output_fields[name].json_schema_extra.get("desc", "")
+    return desc if desc and not desc.startswith("${") else name.replace("_", " ")
 
 
 def _code_field(signature: type[dspy.Signature]) -> str:

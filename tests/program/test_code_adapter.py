@@ -27,7 +27,8 @@ def test_predict_with_fenced_adapter_returns_the_code(scripted_lm) -> None:
     assert prediction.program == "revenue = 10.0\nresult = revenue * 2"
     prompt = lm.engine.prompt_text(0)
     assert "```python" in prompt
-    assert "[[ ## evidence ## ]]\nRevenue 10" in prompt
+    assert "Evidence:\nRevenue 10" in prompt
+    assert "[[ ##" not in prompt  # field names are not presented as identifiers
 
 
 def test_demos_are_rendered_as_fenced_code(scripted_lm) -> None:
