@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DATA_DIR ?= $(abspath ../shared/datasets)
-SAMPLE_QUESTION := What was Northwind's gross margin in fiscal 2024?
+SAMPLE_QUESTION := What was Northwind's free cash flow in fiscal 2024?
 PYTEST_ARGS ?=
 
 export FILINGQA_DATA_DIR ?= $(DATA_DIR)

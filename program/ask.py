@@ -20,9 +20,10 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.sandbox import ExecutionResult
 
 SAMPLE_DOC = "NORTHWIND_2024_10K"
-SAMPLE_QUESTION = "What was Northwind's gross margin in fiscal 2024?"
+SAMPLE_QUESTION = "What was Northwind's free cash flow in fiscal 2024?"
 EVIDENCE_BUDGET_CHARS = 8000  # about 2,000 tokens of the model's context
 _PERCENT_WORDS = re.compile(r"%|percent|growth rate|margin|\bchange in rate\b", re.IGNORECASE)
+_STATED_SCALE = re.compile(r"\(in (thousands|millions|billions)", re.IGNORECASE)
 
 
 class FilingAnswer(BaseModel):
@@ -88,17 +89,19 @@ def _answer(
 ) -> FilingAnswer:
     execution: ExecutionResult = prediction.execution
     refused = not execution.ok
+    citations = cite(prediction.program, passages)
+    cited = [p for p in passages if p.id in {c.passage_id for c in citations}]
     text = (
         f"could not compute an answer ({execution.error.kind}: {execution.error.message})"
         if refused and execution.error
-        else _with_unit(prediction.answer, question, execution.value)
+        else _with_unit(prediction.answer, question, execution.value, _stated_scale(cited))
     )
     return FilingAnswer(
         question=question,
         answer=text,
         value=execution.value,
         working=prediction.program,
-        citations=cite(prediction.program, passages),
+        citations=citations,
         untraced_numbers=sorted(untraced_numbers(prediction.program, passages)),
         refused=refused,
         lm_calls=lm_calls,
@@ -108,12 +111,23 @@ def _answer(
     )
 
 
-def _with_unit(answer: str, question: str, value: object) -> str:
-    """Round a numeric answer for reading and mark percentages the question asks for."""
+def _with_unit(answer: str, question: str, value: object, scale: str | None) -> str:
+    """Round a numeric answer for reading; mark percentages, or the scale the sources state."""
     if isinstance(value, float | int) and not isinstance(value, bool):
         rounded = f"{value:,.2f}".rstrip("0").rstrip(".")
-        return f"{rounded}%" if _PERCENT_WORDS.search(question) else rounded
+        if _PERCENT_WORDS.search(question):
+            return f"{rounded}%"
+        return f"{rounded} {scale}" if scale else rounded
     return answer
+
+
+def _stated_scale(cited: list[Passage]) -> str | None:
+    """``million`` (etc.) when every cited passage states the same ``(In millions...)``."""
+    scales = {
+        match.group(1).lower().rstrip("s") for p in cited if (match := _STATED_SCALE.search(p.text))
+    }
+    found_in_all = all(_STATED_SCALE.search(p.text) for p in cited)
+    return scales.pop() if cited and found_in_all and len(scales) == 1 else None
 
 
 def format_answer(answer: FilingAnswer) -> str:

@@ -24,6 +24,13 @@ def test_answer_has_value_working_citations_and_cost(scripted_lm) -> None:
     assert "gross_profit_2024 = 1884.4" in printed
 
 
+def test_amounts_carry_the_scale_their_table_states(scripted_lm) -> None:
+    fcf = "```python\nresult = 812.4 - 412.6\n```"
+    answer = answer_over_filing("What was free cash flow in fiscal 2024?", lm=scripted_lm([fcf]))
+    assert answer.answer == "399.8 million"
+    assert [(c.page, c.kind) for c in answer.citations] == [(4, "table")]
+
+
 def test_failed_programs_are_a_marked_refusal(scripted_lm) -> None:
     broken = "```python\nresult = missing_value\n```"
     answer = answer_over_filing("What was it?", lm=scripted_lm([broken] * 3))
