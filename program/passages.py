@@ -2,7 +2,8 @@
 
 A minimal stand-in for the retrieval layer: plain-text filings (pages separated by form
 feeds, tables as markdown pipes) are split into table and text passages that keep their
-page, ranked with BM25 and rendered for the LM with their ids.
+page, selected with BM25 within a context budget, and rendered for the LM under plain page
+headers (ids are kept for citations, not shown to the model).
 """
 
 from __future__ import annotations
