@@ -1,10 +1,12 @@
 """TAT-QA dev arithmetic with gold context: direct answer vs Program-of-Thought in the sandbox.
 
 Same backbone, same questions, one run. Each answer is scored by the strict judge's
-deterministic numeric stage against the gold (answer and scale). PoT is reported both on
-its first program and after up to two self-repair rounds fed the sandbox's error.
+deterministic numeric stage against the gold (answer and scale). PoT is reported on its
+first program, after up to two self-repair rounds fed the sandbox's error (``pot``: one
+greedy sample, what ``filingqa ask`` runs), and as a self-consistency vote over
+``--samples`` programs (``pot_voteN``; sample 0 is the greedy one, so one run measures both).
 
-    python benchmarks/tatqa_baseline.py [--lm local] [--limit 100] [--json OUT]
+    python benchmarks/tatqa_baseline.py [--lm local] [--limit 100] [--samples 3] [--json OUT]
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import json
 import statistics
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,28 +56,60 @@ def run_direct(record: QARecord, lm: dspy.LM) -> dict[str, Any]:
     return {"answer": answer, **_cost(lm, before, started)}
 
 
-def run_pot(record: QARecord, lm: dspy.LM) -> dict[str, Any]:
-    before, started = len(lm.history), time.perf_counter()
-    prediction = ProgramOfThought()(question=record.question, evidence=record.context_text())
-    first = prediction.attempts[0]
+def run_pot(record: QARecord, lm: dspy.LM, tables_as_rows: bool, samples: int) -> dict[str, Any]:
+    before, started, started_at = len(lm.history), time.perf_counter(), datetime.now()
+    pot = ProgramOfThought(tables_as_rows=tables_as_rows, samples=samples)
+    prediction = pot(question=record.question, evidence=record.context_text())
     return {
         "answer": prediction.answer,
-        "first_answer": answer_text(first.execution),
+        "votes": prediction.votes,
+        "first_answer": answer_text(prediction.attempts[0].execution),
+        "greedy_answer": answer_text(prediction.finals[0].execution),
         "program": prediction.program,
         "attempts": len(prediction.attempts),
         "error": prediction.execution.error.kind if prediction.execution.error else None,
         "result_source": prediction.execution.result_source,
+        "first_cost": _cost_of_calls(lm, before, 1, started_at),
+        "greedy": _cost_of_calls(
+            lm, before, sum(a.sample == 0 for a in prediction.attempts), started_at
+        ),
         **_cost(lm, before, started),
     }
 
 
-def _summary(rows: list[dict[str, Any]], key: str, correct: str) -> dict[str, Any]:
+def _cost_of_calls(lm: dspy.LM, before: int, count: int, started_at: datetime) -> dict[str, Any]:
+    """Cost of the first ``count`` calls since ``before``: sample 0 (greedy) runs first, so
+    this is exactly what a one-sample run, or its first program alone, spends."""
+    calls = lm.history[before : before + count]
+    finished = datetime.fromisoformat(calls[-1]["timestamp"]) if calls else started_at
     return {
-        "accuracy": sum(r[key][correct] for r in rows) / len(rows),
-        "mean_seconds": statistics.mean(r[key]["seconds"] for r in rows),
-        "mean_tokens": statistics.mean(r[key]["tokens"] for r in rows),
-        "mean_lm_calls": statistics.mean(r[key]["lm_calls"] for r in rows),
+        "lm_calls": len(calls),
+        "tokens": sum((c.get("usage") or {}).get("total_tokens") or 0 for c in calls),
+        "seconds": (finished - started_at).total_seconds(),
     }
+
+
+def _summary(rows: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    results = [row["modes"][mode] for row in rows]
+    return {
+        "accuracy": sum(r["correct"] for r in results) / len(results),
+        "mean_seconds": statistics.mean(r["seconds"] for r in results),
+        "mean_tokens": statistics.mean(r["tokens"] for r in results),
+        "mean_lm_calls": statistics.mean(r["lm_calls"] for r in results),
+    }
+
+
+def _modes(direct: dict[str, Any], pot: dict[str, Any], samples: int) -> dict[str, Any]:
+    """Each reported setting with its answer and cost; ``pot`` is the greedy sample alone."""
+    modes = {
+        "direct": direct,
+        "pot_first_program": {"answer": pot["first_answer"], **pot["first_cost"]},
+        "pot": {"answer": pot["greedy_answer"], **pot["greedy"]},
+    }
+    if samples > 1:
+        cost = {key: pot[key] for key in ("seconds", "tokens", "lm_calls")}
+        modes[f"pot_vote{samples}"] = {"answer": pot["answer"], **cost}
+    return modes
 
 
 def main() -> None:
@@ -83,6 +118,18 @@ def main() -> None:
     parser.add_argument("--api-base")
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--data-dir")
+    parser.add_argument(
+        "--tables",
+        choices=("rows", "pipes"),
+        default="rows",
+        help="how PoT sees tables: labelled rows (default) or the raw pipe table",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=3,
+        help="PoT samples for the self-consistency vote (sample 0, greedy, is also scored alone)",
+    )
     parser.add_argument("--json", type=Path, default=Path("results/tatqa_baseline.json"))
     args = parser.parse_args()
 
@@ -97,42 +144,49 @@ def main() -> None:
                     record.question, record.answer, answer, answer_type="number", scale=record.scale
                 ).score
 
-            direct, pot = run_direct(record, lm), run_pot(record, lm)
-            direct["correct"] = score(direct["answer"])
-            pot["correct"] = score(pot["answer"])
-            pot["first_correct"] = score(pot["first_answer"])
+            direct = run_direct(record, lm)
+            pot = run_pot(record, lm, args.tables == "rows", args.samples)
+            modes = _modes(direct, pot, args.samples)
+            for result in modes.values():
+                result["correct"] = score(result["answer"])
             rows.append(
                 {
                     "id": record.id,
                     "question": record.question,
                     "gold": record.answer,
                     "scale": record.scale,
-                    "direct": direct,
-                    "pot": pot,
+                    "modes": modes,
+                    "pot_trace": pot,
                 }
             )
+    names = list(rows[0]["modes"]) if rows else []
     report = {
         "lm": args.lm,
+        "pot_tables": args.tables,
+        "pot_samples": args.samples,
         "questions": len(rows),
-        "direct": _summary(rows, "direct", "correct"),
-        "pot_first_program": _summary(rows, "pot", "first_correct"),
-        "pot_with_repair": _summary(rows, "pot", "correct"),
-        "pot_execution_failures": sum(r["pot"]["error"] is not None for r in rows),
-        "pot_result_inferred": sum(r["pot"]["result_source"] not in (None, "result") for r in rows),
+        "summary": {name: _summary(rows, name) for name in names},
+        "pot_execution_failures": sum(r["pot_trace"]["error"] is not None for r in rows),
+        "pot_result_inferred": sum(
+            r["pot_trace"]["result_source"] not in (None, "result") for r in rows
+        ),
         "rows": rows,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))
-    print(f"TAT-QA dev arithmetic, first {len(rows)}, gold context, lm={args.lm}")
+    print(
+        f"TAT-QA dev arithmetic, first {len(rows)}, gold context, lm={args.lm}, "
+        f"PoT tables as {args.tables}"
+    )
     print(f"{'mode':<20}{'accuracy':>10}{'s/question':>12}{'tokens/q':>10}{'calls/q':>9}")
-    for name in ("direct", "pot_first_program", "pot_with_repair"):
-        s = report[name]
+    for name in names:
+        s = report["summary"][name]
         print(
             f"{name:<20}{s['accuracy']:>10.1%}{s['mean_seconds']:>12.1f}"
             f"{s['mean_tokens']:>10.0f}{s['mean_lm_calls']:>9.2f}"
         )
     print(
-        f"PoT programs that still failed after repair: {report['pot_execution_failures']}; "
+        f"chosen PoT programs that still failed after repair: {report['pot_execution_failures']}; "
         f"result inferred from the last expression/assignment: {report['pot_result_inferred']}"
     )
     print(f"wrote {args.json}")

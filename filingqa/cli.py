@@ -62,6 +62,13 @@ def _add_lm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _add_ask(commands) -> None:
     ask = commands.add_parser("ask", help="answer a question over a filing")
     ask.add_argument("question", help="the question, in quotes")
@@ -72,6 +79,12 @@ def _add_ask(commands) -> None:
         "Northwind Instruments FY2024 sample 10-K",
     )
     _add_lm_options(ask)
+    ask.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=1,
+        help="programs to sample and vote over (self-consistency); default 1",
+    )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(handler=_run_ask)
 
@@ -124,7 +137,7 @@ def _run_ask(args: argparse.Namespace) -> int:
     from filingqa.program.lm import get_lm
 
     lm = get_lm(args.lm, api_base=args.api_base)
-    answer = answer_over_filing(args.question, filing=args.filing, lm=lm)
+    answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
     return 0
 

@@ -53,8 +53,13 @@ def answer_over_filing(
     filing: Path | None = None,
     lm: dspy.LM,
     evidence_budget_chars: int = EVIDENCE_BUDGET_CHARS,
+    samples: int = 1,
 ) -> FilingAnswer:
-    """Answer ``question`` from ``filing`` (default: the bundled sample) with ``lm``."""
+    """Answer ``question`` from ``filing`` (default: the bundled sample) with ``lm``.
+
+    ``samples`` > 1 votes over that many programs (self-consistency, see
+    :class:`~filingqa.program.pot.ProgramOfThought`): more accurate, proportionally slower.
+    """
     if not question.strip():
         raise ValueError("the question is empty")
     path = filing or sample_filing()
@@ -64,7 +69,7 @@ def answer_over_filing(
     )
     started, calls_before = time.perf_counter(), len(lm.history)
     with dspy.context(lm=lm):
-        prediction = ProgramOfThought()(question=question, evidence=render(passages))
+        prediction = ProgramOfThought(samples=samples)(question=question, evidence=render(passages))
     calls = lm.history[calls_before:]
     return _answer(
         question,

@@ -2,65 +2,126 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 import dspy
 from pydantic import BaseModel
 
 from filingqa.program.code_adapter import FencedCodeAdapter
+from filingqa.program.table_rows import linearize_tables
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
+from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.pot import RepairProgram, WriteProgram
 
 DEFAULT_REPAIRS = 2
 # Generation stops at the closing fence: small models otherwise go on explaining the code
 # up to the token limit (measured: a third of PoT time went to such tails).
 CODE_CONFIG = {"stop": ["\n```\n"], "max_tokens": 600}
+SAMPLE_TEMPERATURE = 0.7
 
 
 class Attempt(BaseModel):
-    """One program and what running it gave."""
+    """One program, what running it gave, and which sample (0 = greedy) it belongs to."""
 
     program: str
     execution: ExecutionResult
+    sample: int = 0
 
 
 class ProgramOfThought(dspy.Module):
     """Write a program for the question, run it, and repair it from the sandbox's error.
 
     Returns a ``dspy.Prediction`` with ``answer`` (text), ``value`` (the program's
-    ``result``), ``program`` (the last program), ``execution`` and ``attempts``.
+    ``result``), ``program`` (the chosen program), ``execution``, ``attempts`` (every
+    program run, in order), ``finals`` (the last attempt of each sample) and ``votes``
+    (how many samples gave the chosen value).
+
+    With ``tables_as_rows`` (the default) pipe tables in the evidence are shown to the model
+    as labelled rows (:func:`~filingqa.program.table_rows.linearize_tables`). With
+    ``samples`` > 1 (self-consistency) further programs are sampled at temperature
+    ``SAMPLE_TEMPERATURE`` after the greedy one, and the value most programs agree on wins;
+    ties go to the earliest sample.
     """
 
-    def __init__(self, max_repairs: int = DEFAULT_REPAIRS, limits: SandboxLimits | None = None):
+    def __init__(
+        self,
+        max_repairs: int = DEFAULT_REPAIRS,
+        limits: SandboxLimits | None = None,
+        tables_as_rows: bool = True,
+        samples: int = 1,
+    ):
         super().__init__()
+        if samples < 1:
+            raise ValueError("samples must be at least 1")
         self.write = dspy.Predict(WriteProgram)
         self.repair = dspy.Predict(RepairProgram)
         self.max_repairs = max_repairs
         self.limits = limits
+        self.tables_as_rows = tables_as_rows
+        self.samples = samples
 
     def forward(self, question: str, evidence: str) -> dspy.Prediction:
+        if self.tables_as_rows:
+            evidence = linearize_tables(evidence)
+        chains = []
         with dspy.context(adapter=FencedCodeAdapter()):
-            program = self.write(question=question, evidence=evidence, config=CODE_CONFIG).program
-            attempts = [self._run(program)]
-            while not attempts[-1].execution.ok and len(attempts) <= self.max_repairs:
-                failed = attempts[-1]
-                program = self.repair(
-                    question=question,
-                    evidence=evidence,
-                    failed_program=failed.program,
-                    error=failed.execution.feedback(),
-                    config=CODE_CONFIG,
-                ).program
-                attempts.append(self._run(program))
-        final = attempts[-1]
+            for sample in range(self.samples):
+                config = dict(CODE_CONFIG)
+                if sample:
+                    config.update(temperature=SAMPLE_TEMPERATURE, seed=sample)
+                chains.append(self._solve(question, evidence, config, sample))
+        finals = [chain[-1] for chain in chains]
+        chosen, votes = _majority(finals)
         return dspy.Prediction(
-            answer=answer_text(final.execution),
-            value=final.execution.value,
-            program=final.program,
-            execution=final.execution,
-            attempts=attempts,
+            answer=answer_text(chosen.execution),
+            value=chosen.execution.value,
+            program=chosen.program,
+            execution=chosen.execution,
+            attempts=[attempt for chain in chains for attempt in chain],
+            finals=finals,
+            votes=votes,
         )
 
-    def _run(self, program: str) -> Attempt:
-        return Attempt(program=program, execution=run_python(program, self.limits))
+    def _solve(
+        self, question: str, evidence: str, config: dict[str, Any], sample: int
+    ) -> list[Attempt]:
+        """One program and up to ``max_repairs`` repairs of it."""
+        program = self.write(question=question, evidence=evidence, config=config).program
+        attempts = [self._run(program, sample)]
+        while not attempts[-1].execution.ok and len(attempts) <= self.max_repairs:
+            failed = attempts[-1]
+            program = self.repair(
+                question=question,
+                evidence=evidence,
+                failed_program=failed.program,
+                error=failed.execution.feedback(),
+                config=config,
+            ).program
+            attempts.append(self._run(program, sample))
+        return attempts
+
+    def _run(self, program: str, sample: int) -> Attempt:
+        execution = run_python(program, self.limits)
+        return Attempt(program=program, execution=execution, sample=sample)
+
+
+def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:
+    """The attempt whose value most successful attempts share (earliest on ties)."""
+    keys = [_vote_key(a.execution.value) if a.execution.ok else None for a in finals]
+    counts = Counter(key for key in keys if key is not None)
+    if not counts:
+        return finals[0], 0
+    best = max(counts.values())
+    winner = next(key for key in keys if key is not None and counts[key] == best)
+    return finals[keys.index(winner)], best
+
+
+def _vote_key(value: Answer | None) -> str:
+    """Values that agree to 4 significant digits vote together."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return repr(value)
+    return f"{value:.4g}"
 
 
 def answer_text(execution: ExecutionResult) -> str:

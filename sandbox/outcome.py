@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import re
 from typing import Literal
 
 from pydantic import BaseModel
@@ -56,6 +58,9 @@ _RUNTIME_HINTS: dict[str, str] = {
 }
 
 
+_UNDEFINED_NAME = re.compile(r"name '(\w+)' is not defined")
+
+
 class SandboxError(BaseModel):
     """Why an execution failed; ``line`` (1-based) and ``line_text`` point into the program."""
 
@@ -68,6 +73,9 @@ class SandboxError(BaseModel):
         """A one-sentence repair suggestion for this error."""
         if self.kind == "runtime":
             exception = self.message.partition(":")[0]
+            undefined = _UNDEFINED_NAME.search(self.message)
+            if exception == "NameError" and undefined and not hasattr(builtins, undefined[1]):
+                return f"Add a line `{undefined[1]} = <number copied from the evidence>` first."
             return _RUNTIME_HINTS.get(exception, _KIND_HINTS["runtime"])
         return _KIND_HINTS[self.kind]
 

@@ -10,8 +10,8 @@ EVIDENCE_DESCRIPTION = "tables and text from the filing"
 class WriteProgram(dspy.Signature):
     """Write Python code that computes the answer to the question from numbers in the evidence.
 
-    Copy each number you need from the evidence into a variable, e.g. `revenue_2023 = 1204.5`,
-    then compute the answer and store it in a variable named `result`.
+    Copy each number you need from the evidence into a variable named after its row and
+    year, then compute the answer and store it in a variable named `result`.
     """
 
     question: str = dspy.InputField()

@@ -60,3 +60,10 @@ def test_judge_without_llm_scores_each_line_and_summarises(tmp_path: Path, capsy
     assert "error" in out[2]
     summary = out[-1]["summary"]
     assert summary["count"] == 3 and summary["errors"] == 1
+
+
+def test_ask_rejects_zero_samples(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["ask", "What was revenue?", "--samples", "0"])
+    assert exit_.value.code == 2
+    assert "must be at least 1" in capsys.readouterr().err

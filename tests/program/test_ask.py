@@ -62,3 +62,12 @@ def test_a_given_filing_is_used(scripted_lm, tmp_path) -> None:
     )
     assert answer.answer == "25%"
     assert answer.citations[0].doc == "ACME_2024_10K"
+
+
+def test_samples_vote_and_are_counted(scripted_lm) -> None:
+    fcf = "```python\nresult = 812.4 - 412.6\n```"
+    wrong = "```python\nresult = 812.4 - 380.1\n```"
+    lm = scripted_lm([wrong, fcf, fcf])
+    answer = answer_over_filing("What was free cash flow in fiscal 2024?", lm=lm, samples=3)
+    assert answer.answer == "399.8 million"
+    assert answer.lm_calls == 3

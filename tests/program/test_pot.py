@@ -63,3 +63,67 @@ def test_answer_text_formats_values() -> None:
     assert answer_text(ok(12_345_678.9)) == "12,345,678.90"
     assert answer_text(ok(True)) == "True"
     assert answer_text(ok({"2023": 1.5})) == "2023: 1.5"
+
+
+def test_tables_reach_the_model_as_labelled_rows(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 680 - 774")])
+    evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
+    with dspy.context(lm=lm):
+        ProgramOfThought()(question="Change?", evidence=evidence)
+    assert "Appliances: 2019 = 680; 2018 = 774" in lm.engine.prompt_text(0)
+
+
+def test_raw_tables_when_asked(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 680 - 774")])
+    evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
+    with dspy.context(lm=lm):
+        ProgramOfThought(tables_as_rows=False)(question="Change?", evidence=evidence)
+    assert "| Appliances | 680 | 774 |" in lm.engine.prompt_text(0)
+
+
+def test_self_consistency_takes_the_majority_value(scripted_lm) -> None:
+    lm = scripted_lm(
+        [fenced("result = 774 - 680"), fenced("result = 680 - 774"), fenced("result = -94.0")]
+    )
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=3)(question="Change?", evidence="680 774")
+    assert prediction.value == -94
+    assert prediction.votes == 2
+    assert prediction.program == "result = 680 - 774"  # the earliest program of the majority
+    assert [a.sample for a in prediction.attempts] == [0, 1, 2]
+    assert prediction.finals[0].execution.value == 94  # the greedy sample, kept for reporting
+
+
+def test_samples_after_the_first_are_drawn_at_temperature_with_distinct_seeds(
+    scripted_lm,
+) -> None:
+    lm = scripted_lm([fenced("result = 1")] * 3)
+    with dspy.context(lm=lm):
+        ProgramOfThought(samples=3)(question="Q?", evidence="E")
+    configs = [request.config for request in lm.engine.requests]
+    assert configs[0].temperature in (None, 0.0)
+    assert [c.temperature for c in configs[1:]] == [0.7, 0.7]
+    assert [c.seed for c in configs[1:]] == [1, 2]
+
+
+def test_a_failed_sample_does_not_vote(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 1 / 0"), fenced("result = 5"), fenced("result = 7")])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=3, max_repairs=0)(question="Q?", evidence="E")
+    assert (prediction.value, prediction.votes) == (5, 1)  # a tie goes to the earliest run
+
+
+def test_repairs_belong_to_their_sample(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 1 / 0"), fenced("result = 5"), fenced("result = 5")])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=2, max_repairs=1)(question="Q?", evidence="E")
+    assert [a.sample for a in prediction.attempts] == [0, 0, 1]
+    assert (prediction.value, prediction.votes) == (5, 2)
+
+
+def test_no_sample_runs_gives_an_empty_answer(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 1 / 0")] * 2)
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=2, max_repairs=0)(question="Q?", evidence="E")
+    assert prediction.answer == ""
+    assert prediction.votes == 0

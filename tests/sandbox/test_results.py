@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from pydantic import ValidationError
 
-from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
+from filingqa.sandbox import ExecutionResult, SandboxError, SandboxLimits, run_python
 
 
 def answer(code: str) -> ExecutionResult:
@@ -177,7 +177,7 @@ def test_name_error_feedback_names_the_variable() -> None:
     assert result.error is not None
     assert (result.error.kind, result.error.line) == ("runtime", 2)
     assert "net_incme" in result.feedback()
-    assert "Define every variable" in result.feedback()
+    assert "Add a line `net_incme = <number copied from the evidence>`" in result.feedback()
 
 
 def test_error_inside_a_function_reports_the_innermost_program_line() -> None:
@@ -249,3 +249,17 @@ def test_trivial_run_is_fast() -> None:
     for _ in range(10):
         run_python("result = 1")
     assert (time.perf_counter() - started) / 10 < 0.15
+
+
+def test_undefined_variable_hint_asks_for_the_number() -> None:
+    outcome = run_python("result = capex_2024 - capex_2023")
+    assert outcome.error is not None
+    assert outcome.error.hint() == (
+        "Add a line `capex_2024 = <number copied from the evidence>` first."
+    )
+
+
+def test_missing_builtin_hint_does_not_suggest_assigning_it() -> None:
+    error = SandboxError(kind="runtime", message="NameError: name 'open' is not defined")
+    assert "open =" not in error.hint()
+    assert error.hint().startswith("Define every variable")
