@@ -15,8 +15,9 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.program.citations import Citation, cite, untraced_numbers
-from filingqa.program.passages import Passage, render, select, split_filing
+from filingqa.program.passages import render, select, split_filing
 from filingqa.program.pot import ProgramOfThought
+from filingqa.retrieval import Passage
 from filingqa.sandbox import ExecutionResult
 
 SAMPLE_DOC = "NORTHWIND_2024_10K"

@@ -7,7 +7,7 @@ import ast
 from pydantic import BaseModel
 
 from filingqa.metrics.numbers import extract_numbers
-from filingqa.program.passages import Passage
+from filingqa.retrieval.documents import Passage
 
 # Numbers a program uses for arithmetic rather than copies from the evidence: small counts
 # (an average over 3 years, 12 months) and unit factors.
@@ -53,7 +53,7 @@ def cite(program: str, passages: list[Passage]) -> list[Citation]:
     """The passages holding at least one number the program uses, in the given order."""
     used = program_numbers(program)
     return [
-        Citation(doc=p.doc, page=p.page, passage_id=p.id, kind=p.kind)
+        Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
         for p in passages
         if used & passage_numbers(p)
     ]

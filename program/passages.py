@@ -12,19 +12,10 @@ import re
 from typing import Literal
 
 import bm25s
-from pydantic import BaseModel
+
+from filingqa.retrieval.documents import Passage
 
 _CAPTION = re.compile(r"^(table \d+[.:]|\(in (millions|thousands|billions))", re.IGNORECASE)
-
-
-class Passage(BaseModel):
-    """One block of a filing: a table (with its caption) or a paragraph."""
-
-    id: str
-    doc: str
-    page: int  # 1-based, as a PDF viewer numbers pages
-    kind: Literal["table", "text"]
-    text: str
 
 
 def split_filing(text: str, doc: str) -> list[Passage]:
@@ -36,7 +27,7 @@ def split_filing(text: str, doc: str) -> list[Passage]:
             counts[kind] += 1
             passage_id = f"{doc}:p{page_number}:{kind[:3]}{counts[kind]}"
             passages.append(
-                Passage(id=passage_id, doc=doc, page=page_number, kind=kind, text=block)
+                Passage(id=passage_id, doc_id=doc, page=page_number, kind=kind, text=block)
             )
     return passages
 

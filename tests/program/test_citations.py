@@ -1,9 +1,9 @@
 from filingqa.program.citations import cite, program_numbers, untraced_numbers
-from filingqa.program.passages import Passage
+from filingqa.retrieval import Passage
 
 
 def passage(pid: str, text: str, page: int = 1, kind: str = "table") -> Passage:
-    return Passage(id=pid, doc="D", page=page, kind=kind, text=text)
+    return Passage(id=pid, doc_id="D", page=page, kind=kind, text=text)
 
 
 PASSAGES = [

@@ -1,0 +1,26 @@
+"""Multi-HyDE: several different queries, each with the filing passage that would answer it."""
+
+from __future__ import annotations
+
+import dspy
+from pydantic import BaseModel, Field
+
+
+class HypotheticalPassage(BaseModel):
+    """A search query and a short made-up filing excerpt that would answer it."""
+
+    query: str = Field(min_length=3)
+    passage: str = Field(min_length=10)
+
+
+class WriteHypotheticalPassages(dspy.Signature):
+    """Write different search queries for the question, each with a short passage in the
+    style of a 10-K or 10-Q that would answer it (a table row or an MD&A sentence).
+
+    The queries must differ in what they look for (statement line, note, MD&A wording,
+    segment table), not only in wording. Numbers in the passages are placeholders.
+    """
+
+    question: str = dspy.InputField()
+    count: int = dspy.InputField(desc="how many query/passage pairs to write")
+    hypotheses: list[HypotheticalPassage] = dspy.OutputField()

@@ -1,0 +1,19 @@
+"""Rewrite: the question in the vocabulary filings use, with company and period resolved."""
+
+from __future__ import annotations
+
+import dspy
+
+
+class RewriteQuery(dspy.Signature):
+    """Rewrite a question about a company filing into the line-item vocabulary of filings.
+
+    Colloquial terms become the captions statements use ("capex" becomes "purchases of
+    property, plant and equipment"; "residual value to equity holders" becomes "tangible
+    book value per share"). A question that already uses line items is kept nearly as is.
+    """
+
+    question: str = dspy.InputField()
+    company: str = dspy.OutputField(desc="the company asked about, or empty")
+    period: str = dspy.OutputField(desc="the fiscal period as asked, e.g. FY2023 or Q2 FY2024")
+    variants: list[str] = dspy.OutputField(desc="1 to 3 search queries in line-item words")
