@@ -6,7 +6,6 @@ working and citations.
 
 from __future__ import annotations
 
-import re
 import time
 from importlib import resources
 from pathlib import Path
@@ -17,14 +16,13 @@ from pydantic import BaseModel
 from filingqa.program.citations import Citation, cite, untraced_numbers
 from filingqa.program.passages import render, select, split_filing
 from filingqa.program.pot import ProgramOfThought
+from filingqa.program.units import display_value
 from filingqa.retrieval import Passage
 from filingqa.sandbox import ExecutionResult
 
 SAMPLE_DOC = "NORTHWIND_2024_10K"
 SAMPLE_QUESTION = "What was Northwind's free cash flow in fiscal 2024?"
 EVIDENCE_BUDGET_CHARS = 8000  # about 2,000 tokens of the model's context
-_PERCENT_WORDS = re.compile(r"%|percent|growth rate|margin|\bchange in rate\b", re.IGNORECASE)
-_STATED_SCALE = re.compile(r"\(in (thousands|millions|billions)", re.IGNORECASE)
 
 
 class FilingAnswer(BaseModel):
@@ -100,7 +98,7 @@ def _answer(
     text = (
         f"could not compute an answer ({execution.error.kind}: {execution.error.message})"
         if refused and execution.error
-        else _with_unit(prediction.answer, question, execution.value, _stated_scale(cited))
+        else display_value(prediction.answer, question, execution.value, cited)
     )
     return FilingAnswer(
         question=question,
@@ -115,25 +113,6 @@ def _answer(
         tokens=tokens,
         seconds=round(seconds, 2),
     )
-
-
-def _with_unit(answer: str, question: str, value: object, scale: str | None) -> str:
-    """Round a numeric answer for reading; mark percentages, or the scale the sources state."""
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        rounded = f"{value:,.2f}".rstrip("0").rstrip(".")
-        if _PERCENT_WORDS.search(question):
-            return f"{rounded}%"
-        return f"{rounded} {scale}" if scale else rounded
-    return answer
-
-
-def _stated_scale(cited: list[Passage]) -> str | None:
-    """``million`` (etc.) when every cited passage states the same ``(In millions...)``."""
-    scales = {
-        match.group(1).lower().rstrip("s") for p in cited if (match := _STATED_SCALE.search(p.text))
-    }
-    found_in_all = all(_STATED_SCALE.search(p.text) for p in cited)
-    return scales.pop() if cited and found_in_all and len(scales) == 1 else None
 
 
 def format_answer(answer: FilingAnswer) -> str:

@@ -12,7 +12,7 @@ from filingqa.program.code_adapter import FencedCodeAdapter
 from filingqa.program.table_rows import linearize_tables
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
 from filingqa.sandbox.outcome import Answer
-from filingqa.signatures.pot import RepairProgram, WriteProgram
+from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
 
 DEFAULT_REPAIRS = 2
 # Generation stops at the closing fence: small models otherwise go on explaining the code
@@ -56,6 +56,7 @@ class ProgramOfThought(dspy.Module):
             raise ValueError("samples must be at least 1")
         self.write = dspy.Predict(WriteProgram)
         self.repair = dspy.Predict(RepairProgram)
+        self.revise_program = dspy.Predict(ReviseProgram)
         self.max_repairs = max_repairs
         self.limits = limits
         self.tables_as_rows = tables_as_rows
@@ -81,6 +82,32 @@ class ProgramOfThought(dspy.Module):
             attempts=[attempt for chain in chains for attempt in chain],
             finals=finals,
             votes=votes,
+        )
+
+    def revise(self, question: str, evidence: str, program: str, feedback: str) -> dspy.Prediction:
+        """Rewrite ``program`` that ran but was rejected (by the verifier) for ``feedback``.
+
+        Returns the same fields as :meth:`forward`, for the revised program.
+        """
+        if self.tables_as_rows:
+            evidence = linearize_tables(evidence)
+        with dspy.context(adapter=FencedCodeAdapter()):
+            revised = self.revise_program(
+                question=question,
+                evidence=evidence,
+                rejected_program=program,
+                reason=feedback,
+                config=dict(CODE_CONFIG),
+            ).program
+            attempt = self._run(revised, 0)
+        return dspy.Prediction(
+            answer=answer_text(attempt.execution),
+            value=attempt.execution.value,
+            program=attempt.program,
+            execution=attempt.execution,
+            attempts=[attempt],
+            finals=[attempt],
+            votes=int(attempt.execution.ok),
         )
 
     def _solve(

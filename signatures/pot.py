@@ -31,3 +31,18 @@ class RepairProgram(dspy.Signature):
     failed_program: str = dspy.InputField()
     error: str = dspy.InputField(desc="what went wrong when the program ran")
     program: str = dspy.OutputField(desc="corrected Python code that assigns `result`")
+
+
+class ReviseProgram(dspy.Signature):
+    """The program below ran, but its answer was rejected for the reason given. Write a
+    corrected program.
+
+    Copy each number you need from the evidence into a variable, compute the answer with
+    plain arithmetic, and store it in a variable named `result`.
+    """
+
+    question: str = dspy.InputField()
+    evidence: str = dspy.InputField(desc=EVIDENCE_DESCRIPTION)
+    rejected_program: str = dspy.InputField()
+    reason: str = dspy.InputField(desc="why the answer was rejected")
+    program: str = dspy.OutputField(desc="corrected Python code that assigns `result`")

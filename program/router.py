@@ -1,0 +1,57 @@
+"""The router: which path a question takes (PoT or CoT) and whether it needs the full loop.
+
+Until ``filingqa compile`` trains the LightGBM router, :func:`route_by_rule` stands in;
+every decision says which of the two made it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+_COMPUTATION = re.compile(
+    r"\b(change|growth|grew|increase|decrease|ratio|margin|percent(age)?|average|total|"
+    r"sum|difference|cagr|rate|per share|how (much|many)|what (was|is|were|are) the (amount|"
+    r"value)|turnover|return on|days)\b|%",
+    re.IGNORECASE,
+)
+_TEXTUAL = re.compile(
+    r"^\s*(why|explain|describe|what (drove|caused|are the (main|key|primary) (risks|drivers|"
+    r"reasons))|which|who|does|did|is|are|was|were|has|have)\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"\b(compare|compared|versus|vs\.?|improve[ds]?|worsen|from \d{4} to \d{4}|between)\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
+
+
+class RoutingDecision(BaseModel):
+    """The path for one question, and who decided it."""
+
+    path: Literal["pot", "cot"]
+    full_loop: bool
+    source: Literal["rule", "lightgbm"]
+    reason: str
+
+
+def route_by_rule(question: str) -> RoutingDecision:
+    """A keyword rule standing in for the trained router.
+
+    PoT when the question asks for a figure or a computation (numbers are computed in the
+    sandbox, never by the LM); CoT for why/describe/which and yes-no questions without a
+    computation word. The full loop when the question compares or spans several periods.
+    """
+    computes = bool(_COMPUTATION.search(question))
+    textual = bool(_TEXTUAL.search(question)) and not computes
+    years = {match.group(0)[-4:] for match in _YEAR.finditer(question)}
+    full_loop = bool(_COMPARISON.search(question)) or len(years) > 1
+    path: Literal["pot", "cot"] = "cot" if textual else "pot"
+    reason = (
+        f"rule: {'textual' if textual else 'figure or computation'} question"
+        f"{', comparison or several periods' if full_loop else ''}"
+    )
+    return RoutingDecision(path=path, full_loop=full_loop, source="rule", reason=reason)

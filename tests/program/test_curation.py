@@ -1,0 +1,42 @@
+import json
+
+import dspy
+
+from filingqa.program.curation import Curator, numbered
+from filingqa.retrieval import Passage
+
+PASSAGES = [
+    Passage(id=f"D:p{n}:tex1", doc_id="D", page=n, kind="text", text=f"passage {n}")
+    for n in (1, 2, 3)
+]
+
+
+def curate(scripted_lm, reply: dict):
+    lm = scripted_lm([json.dumps(reply)])
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        return Curator()("Q?", PASSAGES), lm
+
+
+def test_numbered_headers_are_one_based() -> None:
+    assert numbered(PASSAGES[:2]) == "[1] page 1, text\npassage 1\n\n[2] page 2, text\npassage 2"
+
+
+def test_kept_numbers_select_passages_and_out_of_range_ones_are_ignored(scripted_lm) -> None:
+    reply = {"keep": [3, 1, 7], "answerable": False, "missing": "2023", "complementary_query": "q"}
+    result, _ = curate(scripted_lm, reply)
+    assert [p.page for p in result.kept] == [1, 3]
+    assert (result.answerable, result.missing, result.complementary_query) == (False, "2023", "q")
+
+
+def test_an_empty_selection_keeps_everything(scripted_lm) -> None:
+    reply = {"keep": [], "answerable": True, "missing": "", "complementary_query": ""}
+    result, _ = curate(scripted_lm, reply)
+    assert result.kept == PASSAGES
+
+
+def test_no_passages_needs_no_lm_call(scripted_lm) -> None:
+    lm = scripted_lm([])
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        result = Curator()("What was capex?", [])
+    assert not result.answerable
+    assert result.missing == "What was capex?"

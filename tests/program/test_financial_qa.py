@@ -1,0 +1,319 @@
+"""FinancialQA's control flow, driven deterministically by an LM that answers by rule."""
+
+import json
+import threading
+
+import dspy
+import pytest
+
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.retrieval import Passage
+
+CASH_FLOW = Passage(
+    id="ACME_2024_10K:p4:tab1",
+    doc_id="ACME_2024_10K",
+    page=4,
+    kind="table",
+    text="(In millions)\n| | 2024 | 2023 |\n| Operating cash flow | 812.4 | 701.9 |\n"
+    "| Purchases of property and equipment | (412.6) | (355.0) |",
+)
+MDNA = Passage(
+    id="ACME_2024_10K:p2:tex1",
+    doc_id="ACME_2024_10K",
+    page=2,
+    kind="text",
+    text="Revenue grew on demand for analyzers; services were flat.",
+)
+NO_AMBIGUITY = {"report": {"kind": "none", "reason": "", "interpretations": []}}
+
+
+class RuleEngine:
+    """Replies chosen by what the prompt asks (so concurrent calls stay deterministic)."""
+
+    def __init__(self, rules: list[tuple[str, object]]) -> None:
+        self.rules = rules
+        self.prompts: list[str] = []
+        self._lock = threading.Lock()
+
+    def complete(self, request):
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        system = request.system if isinstance(request.system, str) else ""
+        prompt = system + "\n" + "\n".join(m.text or "" for m in request.messages)
+        with self._lock:
+            self.prompts.append(prompt)
+        for marker, reply in self.rules:
+            if marker in prompt:
+                text = reply(prompt) if callable(reply) else reply
+                text = text if isinstance(text, str) else json.dumps(text)
+                return Response(
+                    id=None,
+                    model="rules",
+                    message=Message.assistant([TextPart(text)]),
+                    finish_reason="stop",
+                    usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
+                )
+        raise AssertionError(f"no rule for prompt: {prompt[:300]}")
+
+    def stream(self, request):
+        from dspy.lm15 import response_to_events
+
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        pass
+
+    def count(self, marker: str) -> int:
+        return sum(marker in p for p in self.prompts)
+
+
+AMBIGUITY = "more than one reasonable answer"
+WRITE = "Write Python code that computes"
+REVISE = "its answer was rejected"
+VERIFY = "Check a draft answer against the evidence"
+COT = "in a sentence or two"
+REVIEW = "A draft answer refused"
+AGGREGATE = "Combine the answers to each reading"
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def run(rules, **inputs) -> tuple[dspy.Prediction, RuleEngine]:
+    engine = RuleEngine(rules)
+    lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        return FinancialQA(**inputs.pop("options", {}))(**inputs), engine
+
+
+def test_single_pass_pot_over_gold_context() -> None:
+    prediction, engine = run(
+        [(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))],
+        question="What was free cash flow in 2024?",
+        passages=[MDNA, CASH_FLOW],
+    )
+    final = prediction.final
+    assert prediction.answer == "399.8 million"
+    assert final.value == pytest.approx(399.8)
+    assert final.outcome == "answered"
+    assert [c.page for c in final.citations] == [4]
+    assert [s.name for s in final.trace.steps] == ["ambiguity", "route", "reason 1"]
+    assert final.trace.lm_calls == 2
+    assert engine.count(VERIFY) == 0  # the router chose a single pass
+
+
+def test_full_loop_stops_after_k_rounds_and_marks_the_answer_unverified() -> None:
+    reject = {"reasons": ["used the wrong year"], "missing": "", "verdict": "REJECT"}
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (REVISE, fenced("result = 701.9 - 355.0")),
+            (WRITE, fenced("result = 812.4 - 412.6")),
+            (VERIFY, reject),
+        ],
+        question="How did free cash flow change from 2023 to 2024?",
+        passages=[CASH_FLOW],
+        options={"max_rounds": 3},
+    )
+    final = prediction.final
+    assert engine.count(VERIFY) == 3
+    assert engine.count(REVISE) == 2  # rounds 2 and 3 revise with the verifier's reason
+    assert "used the wrong year" in engine.prompts[-2]
+    assert final.outcome == "unverified"
+    assert final.reason.startswith("no ACCEPT within the rounds")
+    assert final.confidence < 0.5
+
+
+def test_accept_ends_the_loop() -> None:
+    accept = {"reasons": ["inputs match the table"], "missing": "", "verdict": "ACCEPT"}
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (WRITE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
+            (VERIFY, accept),
+        ],
+        question="How did free cash flow change from 2023 to 2024?",
+        passages=[CASH_FLOW],
+    )
+    assert engine.count(VERIFY) == 1
+    assert prediction.final.outcome == "answered"
+    assert prediction.final.value == pytest.approx(52.9)
+
+
+def test_invented_numbers_make_the_verifier_reject_whatever_the_lm_says() -> None:
+    accept = {"reasons": [], "missing": "", "verdict": "ACCEPT"}
+    prediction, _ = run(
+        [(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 999.9")), (VERIFY, accept)],
+        question="How did free cash flow change from 2023 to 2024?",
+        passages=[CASH_FLOW],
+        options={"max_rounds": 1},
+    )
+    final = prediction.final
+    assert final.outcome == "unverified"
+    assert "numbers not found in the evidence: 999.9" in final.reason
+
+
+def test_ambiguous_question_fans_out_and_names_each_reading() -> None:
+    readings = {
+        "report": {
+            "kind": "terminology",
+            "reason": "free cash flow has several definitions",
+            "interpretations": [
+                {"axis": "operating cash flow less capex", "question": "FCF as OCF less capex?"},
+                {"axis": "operating cash flow", "question": "Operating cash flow only?"},
+            ],
+        }
+    }
+
+    def program(prompt: str) -> str:
+        return fenced("result = 812.4 - 412.6" if "less capex" in prompt else "result = 812.4")
+
+    prediction, engine = run(
+        [
+            (AMBIGUITY, readings),
+            (WRITE, program),
+            (AGGREGATE, {"answer": "By OCF less capex: 399.8 million; By OCF: 812.4 million"}),
+        ],
+        question="What was free cash flow in 2024?",
+        passages=[CASH_FLOW],
+    )
+    final = prediction.final
+    assert [r.axis for r in final.interpretations] == [
+        "operating cash flow less capex",
+        "operating cash flow",
+    ]
+    assert [r.answer for r in final.interpretations] == ["399.8 million", "812.4 million"]
+    assert final.answer == "By OCF less capex: 399.8 million; By OCF: 812.4 million"
+    assert engine.count(WRITE) == 2
+
+
+def test_an_aggregate_that_drops_an_answer_is_replaced_by_the_plain_join() -> None:
+    readings = {
+        "report": {
+            "kind": "qualifier",
+            "reason": "",
+            "interpretations": [
+                {"axis": "by 2024", "question": "Operating cash flow in 2024?"},
+                {"axis": "by 2023", "question": "Operating cash flow in 2023?"},
+            ],
+        }
+    }
+
+    def program(prompt: str) -> str:
+        return fenced("result = 812.4" if "in 2024?" in prompt else "result = 701.9")
+
+    prediction, _ = run(
+        [(AMBIGUITY, readings), (WRITE, program), (AGGREGATE, {"answer": "About 800 million."})],
+        question="What was the larger operating cash flow?",
+        passages=[CASH_FLOW],
+    )
+    assert prediction.answer == "By 2024: 812.4 million; By 2023: 701.9 million"
+
+
+def test_anti_refusal_cannot_introduce_an_unsupported_number() -> None:
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (COT, {"reasoning": "Nothing on it.", "answer": "Cannot determine from the filing."}),
+            (REVIEW, {"decision": "answer", "answer": "Services revenue was $77.3 million."}),
+        ],
+        question="Why was services revenue flat?",
+        passages=[MDNA],
+    )
+    final = prediction.final
+    assert engine.count(REVIEW) == 1
+    assert final.outcome == "refused"
+    assert "77.3" not in final.answer
+    assert final.value is None
+
+
+def test_anti_refusal_rewrites_from_the_evidence() -> None:
+    prediction, _ = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (COT, {"reasoning": "-", "answer": "Not stated in the evidence."}),
+            (REVIEW, {"decision": "answer", "answer": "Demand for analyzers (per the MD&A)."}),
+        ],
+        question="Why did revenue grow?",
+        passages=[MDNA],
+    )
+    assert prediction.answer == "Demand for analyzers (per the MD&A)."
+    assert prediction.final.outcome == "unverified"
+
+
+def test_unparseable_ambiguity_report_is_treated_as_none() -> None:
+    prediction, _ = run(
+        [(AMBIGUITY, "not json at all"), (WRITE, fenced("result = 812.4 - 412.6"))],
+        question="What was free cash flow in 2024?",
+        passages=[CASH_FLOW],
+    )
+    assert prediction.final.value == pytest.approx(399.8)
+    assert "treated as none" in prediction.final.trace.steps[0].note
+
+
+class ListSearch:
+    """A search handle over a list: passages sharing a word with the query, in order."""
+
+    def __init__(self, passages: list[Passage]) -> None:
+        self.passages = passages
+        self.calls: list[tuple[str, str | None]] = []
+
+    def search(self, query: str, *, k: int, company=None, period=None) -> list[Passage]:
+        self.calls.append((query, company))
+        words = set(query.lower().split())
+        return [p for p in self.passages if words & set(p.text.lower().split())][:k]
+
+
+def test_open_corpus_retrieves_with_multi_hyde_and_curates() -> None:
+    search = ListSearch([MDNA, CASH_FLOW])
+    prediction, _ = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (
+                "line-item vocabulary",
+                {
+                    "company": "Acme",
+                    "period": "FY2024",
+                    "variants": ["operating cash flow less purchases of property and equipment"],
+                },
+            ),
+            (
+                "different search queries",
+                {
+                    "hypotheses": [
+                        {"query": "cash flow statement", "passage": "Purchases of property (412.6)"}
+                    ]
+                },
+            ),
+            (
+                "Choose the retrieved passages",
+                {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""},
+            ),
+            (WRITE, fenced("result = 812.4 - 412.6")),
+        ],
+        question="What was Acme's free cash flow in 2024?",
+        search=search,
+        options={"hypotheses": 1},
+    )
+    assert prediction.final.value == pytest.approx(399.8)
+    assert [c.page for c in prediction.final.citations] == [4]
+    assert len(search.calls) == 3  # question, one rewrite, one hypothesis
+    assert {company for _, company in search.calls} == {"Acme"}
+    names = [s.name for s in prediction.final.trace.steps]
+    assert names[:4] == ["ambiguity", "route", "retrieve", "curate"]
+
+
+def test_missing_evidence_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"passages .* or a search handle"):
+        FinancialQA()(question="What was revenue?")
+
+
+async def test_acall_answers_like_call() -> None:
+    engine = RuleEngine([(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))])
+    lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        prediction = await FinancialQA().acall(
+            question="What was free cash flow in 2024?", passages=[CASH_FLOW]
+        )
+    assert prediction.final.value == pytest.approx(399.8)
