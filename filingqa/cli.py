@@ -1,4 +1,4 @@
-"""The ``filingqa`` command line: ask, models, data, judge (index, eval, compile to come)."""
+"""The ``filingqa`` command line: ask, eval, models, data, judge (index, compile to come)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from filingqa.config import ConfigError
 
 LATER = {
     "index": "ingesting filings into the hybrid index (the retrieval issue)",
-    "eval": "benchmarks over name:split datasets (the retrieval and program issues)",
     "compile": "compiling the program per backbone (the compile issue)",
 }
 
@@ -43,6 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"filingqa {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     _add_ask(commands)
+    _add_eval(commands)
     _add_models(commands)
     _add_data(commands)
     _add_judge(commands)
@@ -87,6 +87,48 @@ def _add_ask(commands) -> None:
     )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(handler=_run_ask)
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def _add_eval(commands) -> None:
+    run = commands.add_parser(
+        "eval", help="compare settings on a dataset split, judged strictly (gold context)"
+    )
+    run.add_argument("--dataset", required=True, help="name:split, e.g. tatqa:dev")
+    run.add_argument(
+        "--mode",
+        default="direct,pot,program",
+        help="comma-separated settings: direct, cot, pot, program (default: direct,pot,program)",
+    )
+    run.add_argument("--limit", type=_positive_int, help="the first N matching questions")
+    run.add_argument(
+        "--where",
+        type=_key_value,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="keep records whose field or meta entry equals VALUE "
+        "(e.g. tatqa_answer_type=arithmetic); repeatable",
+    )
+    run.add_argument("--concurrency", type=_positive_int, default=1)
+    run.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: results/eval/<dataset>); rerunning resumes",
+    )
+    run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    run.add_argument(
+        "--judge-lm",
+        help="LM for the judge's LLM stage (non-numeric golds); default: exact match only",
+    )
+    _add_lm_options(run)
+    run.set_defaults(handler=_run_eval)
 
 
 def _add_models(commands) -> None:
@@ -139,6 +181,30 @@ def _run_ask(args: argparse.Namespace) -> int:
     lm = get_lm(args.lm, api_base=args.api_base)
     answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from filingqa.evaluation.command import EvalSettings, run_evaluation
+    from filingqa.evaluation.summary import format_table
+    from filingqa.program.lm import get_lm
+
+    settings = EvalSettings(
+        dataset=args.dataset,
+        modes=[m.strip() for m in args.mode.split(",") if m.strip()],
+        lm=args.lm,
+        judge_lm=args.judge_lm,
+        limit=args.limit,
+        where=dict(args.where),
+        concurrency=args.concurrency,
+        out_dir=args.out or Path("results") / "eval" / args.dataset.replace(":", "_"),
+    )
+    lm = get_lm(args.lm, api_base=args.api_base)
+    judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
+    summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
+    print(f"{settings.dataset}, lm={settings.lm}, where={settings.where or '-'}")
+    print(format_table(summaries))
+    print(f"wrote {settings.out_dir / 'results.json'}")
     return 0
 
 

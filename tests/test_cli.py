@@ -15,7 +15,7 @@ def test_help_lists_the_commands(capsys) -> None:
         assert command in out
 
 
-@pytest.mark.parametrize("command", ["index", "eval", "compile"])
+@pytest.mark.parametrize("command", ["index", "compile"])
 def test_later_commands_say_not_yet_available(command: str, capsys) -> None:
     assert main([command, "--anything"]) == 3
     assert "not yet available" in capsys.readouterr().err

@@ -1,0 +1,136 @@
+"""Run one setting over records: judged rows appended to a JSONL file as they finish, so an
+interrupted run resumes where it stopped (rows already written are not run again)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
+from pathlib import Path
+
+import dspy
+from dspy.utils.usage_tracker import UsageTracker
+from pydantic import BaseModel
+from tqdm import tqdm
+
+from filingqa.datasets import QARecord
+from filingqa.evaluation.modes import Mode, ModeAnswer
+from filingqa.metrics.judge import StrictJudge
+
+
+class Row(BaseModel):
+    """One judged answer with its cost."""
+
+    id: str
+    question: str
+    gold: str
+    answer: str
+    outcome: str
+    score: float
+    judge_reason: str
+    judge_stage: str
+    answer_type: str
+    lm_calls: int
+    tokens: int
+    seconds: float
+    working: str = ""
+    note: str = ""
+    error: str | None = None
+
+
+def run_mode(
+    records: Iterable[QARecord],
+    mode: Mode,
+    *,
+    judge: StrictJudge,
+    rows_path: Path,
+    concurrency: int = 1,
+    progress: bool = True,
+) -> list[Row]:
+    """Answer and judge every record not yet in ``rows_path``; return all rows in order."""
+    records = list(records)
+    done = {row.id: row for row in read_rows(rows_path)}
+    todo = [r for r in records if r.id not in done]
+    rows_path.parent.mkdir(parents=True, exist_ok=True)
+    _drop_torn_tail(rows_path)
+    lock = threading.Lock()
+    bar = tqdm(total=len(records), initial=len(records) - len(todo), disable=not progress)
+
+    def work(record: QARecord) -> None:
+        row = answer_and_judge(record, mode, judge)
+        with lock:
+            with rows_path.open("a", encoding="utf-8") as out:
+                out.write(row.model_dump_json() + "\n")
+            done[row.id] = row
+            bar.update()
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        for future in [pool.submit(copy_context().run, work, r) for r in todo]:
+            future.result()
+    bar.close()
+    return [done[r.id] for r in records]
+
+
+def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
+    """One record through ``mode``; a failure is a wrong answer with the error kept."""
+    tracker = UsageTracker()
+    started = time.perf_counter()
+    error = None
+    with dspy.context(usage_tracker=tracker):
+        try:
+            answer = mode(record)
+        except Exception as problem:
+            error = f"{type(problem).__name__}: {problem}"
+            answer = ModeAnswer(answer="", outcome="error", note=error)
+    seconds = time.perf_counter() - started
+    calls = [entry for entries in tracker.usage_data.values() for entry in entries]
+    verdict = judge.judge(
+        record.question,
+        record.answer,
+        answer.answer,
+        answer_type=record.answer_type,
+        scale=record.scale or None,
+        unit=record.unit,
+    )
+    return Row(
+        id=record.id,
+        question=record.question,
+        gold=record.answer,
+        answer=answer.answer,
+        outcome=answer.outcome,
+        score=verdict.score,
+        judge_reason=verdict.reason,
+        judge_stage=verdict.stage,
+        answer_type=record.answer_type,
+        lm_calls=len(calls),
+        tokens=sum(int(entry.get("total_tokens") or 0) for entry in calls),
+        seconds=round(seconds, 3),
+        working=answer.working,
+        note=answer.note,
+        error=error,
+    )
+
+
+def read_rows(path: Path) -> list[Row]:
+    """Rows already written to ``path``; a torn last line (a killed run) is skipped."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(Row.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValueError):
+            continue
+    return rows
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line left unfinished by a killed run, so appends start on a new line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        path.write_bytes(data[: data.rfind(b"\n") + 1])

@@ -1,0 +1,62 @@
+"""Summaries of judged rows: accuracy, cost and outcomes, overall and by answer type."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+
+from pydantic import BaseModel
+
+from filingqa.evaluation.runner import Row
+
+
+class Summary(BaseModel):
+    """Accuracy and mean cost of one setting over some rows."""
+
+    questions: int
+    accuracy: float
+    lm_calls: float
+    tokens: float
+    seconds: float
+    outcomes: dict[str, int]
+    errors: int
+    by_answer_type: dict[str, float]
+
+
+def summarize(rows: list[Row]) -> Summary:
+    """Mean score (strict judge; 0.5 counts half), mean calls/tokens/seconds per question."""
+    if not rows:
+        return Summary(
+            questions=0,
+            accuracy=0.0,
+            lm_calls=0.0,
+            tokens=0.0,
+            seconds=0.0,
+            outcomes={},
+            errors=0,
+            by_answer_type={},
+        )
+    by_type: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        by_type[row.answer_type].append(row.score)
+    return Summary(
+        questions=len(rows),
+        accuracy=statistics.mean(r.score for r in rows),
+        lm_calls=statistics.mean(r.lm_calls for r in rows),
+        tokens=statistics.mean(r.tokens for r in rows),
+        seconds=statistics.mean(r.seconds for r in rows),
+        outcomes=dict(Counter(r.outcome for r in rows)),
+        errors=sum(r.error is not None for r in rows),
+        by_answer_type={t: statistics.mean(s) for t, s in sorted(by_type.items())},
+    )
+
+
+def format_table(summaries: dict[str, Summary]) -> str:
+    """One line per setting: accuracy, LM calls, tokens and seconds per question."""
+    lines = [f"{'setting':<12}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"]
+    for name, s in summaries.items():
+        lines.append(
+            f"{name:<12}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
+            f"{s.tokens:>10.0f}{s.seconds:>8.1f}"
+        )
+    return "\n".join(lines)

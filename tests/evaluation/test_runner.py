@@ -1,0 +1,116 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from filingqa.datasets.records import Context, Paragraph, QARecord, Table
+from filingqa.evaluation.modes import ModeAnswer
+from filingqa.evaluation.runner import read_rows, run_mode
+from filingqa.metrics.judge import StrictJudge
+
+
+def record(n: int, answer: float) -> QARecord:
+    return QARecord(
+        id=f"q{n}",
+        dataset="synthetic",
+        split="dev",
+        question=f"Question {n}?",
+        answer=str(answer),
+        answer_value=answer,
+        answer_type="number",
+        context=Context(
+            tables=[Table(id="t", rows=[["", "2024"], ["Revenue", "10"]])],
+            paragraphs=[Paragraph(id="1", text="Revenue rose.")],
+        ),
+    )
+
+
+RECORDS = [record(n, float(n)) for n in range(1, 5)]
+
+
+def echo_mode(calls: list[str]):
+    def mode(rec: QARecord) -> ModeAnswer:
+        calls.append(rec.id)
+        if rec.id == "q3":
+            raise RuntimeError("the LM timed out")
+        return ModeAnswer(answer=rec.answer if rec.id != "q2" else "999")
+
+    return mode
+
+
+def test_rows_are_judged_and_errors_are_wrong_answers(tmp_path: Path) -> None:
+    calls: list[str] = []
+    rows = run_mode(
+        RECORDS,
+        echo_mode(calls),
+        judge=StrictJudge(),
+        rows_path=tmp_path / "r.jsonl",
+        progress=False,
+    )
+    assert [r.score for r in rows] == [1.0, 0.0, 0.0, 1.0]
+    assert rows[2].error == "RuntimeError: the LM timed out"
+    assert rows[2].outcome == "error"
+    assert calls == ["q1", "q2", "q3", "q4"]
+
+
+def test_a_rerun_resumes_without_repeating_done_rows(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    run_mode(RECORDS[:2], echo_mode([]), judge=StrictJudge(), rows_path=path, progress=False)
+    calls: list[str] = []
+    rows = run_mode(RECORDS, echo_mode(calls), judge=StrictJudge(), rows_path=path, progress=False)
+    assert calls == ["q3", "q4"]
+    assert [r.id for r in rows] == ["q1", "q2", "q3", "q4"]
+    assert len(path.read_text().splitlines()) == 4
+
+
+def test_a_torn_last_line_is_dropped_and_its_record_rerun(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    run_mode(RECORDS[:2], echo_mode([]), judge=StrictJudge(), rows_path=path, progress=False)
+    text = path.read_text()
+    path.write_text(text[: len(text) - 20])  # a kill in the middle of writing q2
+    calls: list[str] = []
+    run_mode(RECORDS, echo_mode(calls), judge=StrictJudge(), rows_path=path, progress=False)
+    assert calls == ["q2", "q3", "q4"]
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == [
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+    ]
+
+
+def test_concurrent_runs_write_every_row_once(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    rows = run_mode(
+        RECORDS,
+        echo_mode([]),
+        judge=StrictJudge(),
+        rows_path=path,
+        concurrency=3,
+        progress=False,
+    )
+    assert sorted(r.id for r in read_rows(path)) == ["q1", "q2", "q3", "q4"]
+    assert [r.id for r in rows] == ["q1", "q2", "q3", "q4"]
+
+
+def test_lm_calls_and_tokens_are_counted_per_question(tmp_path: Path, scripted_lm) -> None:
+    import dspy
+
+    from filingqa.evaluation.modes import pot
+
+    lm = scripted_lm(["```python\nresult = 1\n```", "```python\nresult = 2\n```"])
+    with dspy.context(lm=lm):
+        rows = run_mode(
+            RECORDS[:2], pot, judge=StrictJudge(), rows_path=tmp_path / "p.jsonl", progress=False
+        )
+    assert [(r.lm_calls, r.tokens) for r in rows] == [(1, 15), (1, 15)]
+    assert [r.score for r in rows] == [1.0, 1.0]
+    assert rows[0].working == "result = 1"
+
+
+@pytest.mark.parametrize("missing", [True, False])
+def test_read_rows_of_missing_or_empty_file(tmp_path: Path, missing: bool) -> None:
+    path = tmp_path / "r.jsonl"
+    if not missing:
+        path.write_text("")
+    assert read_rows(path) == []
