@@ -1,0 +1,608 @@
+"""Document metadata: who filed it, what it is, which fiscal period it covers.
+
+Three sources, combined per document: the FinanceBench-style ``doc_name``
+(``BESTBUY_2024Q2_10Q``), the dataset's document information (company, type, year) and the
+filing's cover page ("For the quarterly period ended July 29, 2023", "Trading Symbol(s)").
+Cover-page dates win over names. Each company's :class:`FiscalCalendar` is inferred from the
+period-end dates of its filings. :class:`MetadataStore` saves it all as JSON and answers the
+program's lookups: ``calendar``, ``document``, ``resolve("Best Buy", "Q2 FY2024")``.
+
+Years in ``doc_name`` follow the dataset's convention (the calendar year in which the fiscal
+year ends, for every company); :attr:`Document.fiscal_year` follows the company's own naming.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from calendar import monthrange
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from filingqa.config import home_dir
+from filingqa.retrieval.documents import DocType, Document
+from filingqa.retrieval.fiscal import (
+    DATE_RE,
+    FiscalCalendar,
+    FiscalSpan,
+    Naming,
+    PeriodRef,
+    december_calendar,
+    find_periods,
+    fiscal_period_of,
+    fiscal_span,
+    match_date,
+    nominal_month,
+    period_bounds,
+    shift_month,
+)
+
+PeriodSource = Literal["cover", "name", "none"]
+CoverReader = Callable[[Path], str]
+
+ANNUAL_TYPES: tuple[DocType, ...] = ("10k", "annual_report")
+_TYPE_ORDER: tuple[DocType, ...] = get_args(DocType)
+_INFO_TYPES: dict[str, DocType] = {
+    "10k": "10k",
+    "10q": "10q",
+    "8k": "8k",
+    "earnings": "earnings",
+    "10k_annualreport": "annual_report",
+    "annualreport": "annual_report",
+}
+_FORM_TYPES: dict[str, DocType] = {"10-K": "10k", "10-Q": "10q", "8-K": "8k"}
+
+
+# --- company names ------------------------------------------------------------------------
+
+_NAME_STOPWORDS = frozenset(
+    {"the", "and", "inc", "incorporated", "corp", "corporation", "co", "company"}
+    | {"plc", "ltd", "limited", "llc", "lp", "com"}
+)
+
+
+def normalise_company(name: str) -> str:
+    """A matching key: "Best Buy Co., Inc." / "BESTBUY" → "bestbuy", "3M Company" → "3m"."""
+    text = re.sub(r"['’]", "", name.lower())
+    tokens = [t for t in re.findall(r"[a-z0-9]+", text) if t not in _NAME_STOPWORDS]
+    return "".join(tokens) or "".join(re.findall(r"[a-z0-9]+", text))
+
+
+# --- doc_name -----------------------------------------------------------------------------
+
+_DOC_NAME = re.compile(
+    r"^(?P<company>.+?)(?:_(?P<year>\d{4})(?:Q(?P<quarter>[1-4]))?)?"
+    r"_(?P<type>10K|10Q|8K|EARNINGS|ANNUALREPORT)"
+    r"(?:[_-]dated[_-](?P<dated>\d{4}-\d{2}-\d{2}))?$",
+    re.IGNORECASE,
+)
+
+
+class NameInfo(BaseModel):
+    """What a ``{COMPANY}_{PERIOD}_{TYPE}[_dated-YYYY-MM-DD]`` name says."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    company_key: str
+    year: int | None = Field(default=None, description="dataset label: FY end calendar year")
+    quarter: int | None = Field(default=None, ge=1, le=4)
+    doc_type: DocType
+    dated: date | None = None
+
+
+def parse_doc_name(doc_name: str) -> NameInfo | None:
+    """Parse ``3M_2018_10K``, ``BESTBUY_2024Q2_10Q``, ``AMCOR_2022_8K_dated-2022-07-01``."""
+    match = _DOC_NAME.match(doc_name.strip())
+    if match is None:
+        return None
+    return NameInfo(
+        company_key=match["company"],
+        year=int(match["year"]) if match["year"] else None,
+        quarter=int(match["quarter"]) if match["quarter"] else None,
+        doc_type=_INFO_TYPES[match["type"].lower()],
+        dated=date.fromisoformat(match["dated"]) if match["dated"] else None,
+    )
+
+
+# --- cover page ---------------------------------------------------------------------------
+
+_COVER_PERIOD = re.compile(
+    r"for\s+the\s+(?:fiscal\s+year|year|quarterly\s+period|quarter)\s+ended\s*:?.{0,40}?" + DATE_RE,
+    re.IGNORECASE,
+)
+_RELEASE_PERIOD = re.compile(
+    r"\b(?:quarter|period|year|weeks|months)\b[^.]{0,60}?\bended\s+" + DATE_RE, re.IGNORECASE
+)
+_REPORT_DATE = re.compile(
+    r"date\s+of\s+report\s*\(\s*date\s+of\s+earliest\s+event\s+reported\s*\)\s*:?.{0,40}?"
+    + DATE_RE,
+    re.IGNORECASE,
+)
+_FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K)\b", re.IGNORECASE)
+_FILE_NUMBER = re.compile(
+    r"commission\s+file\b.{0,40}?\b(?:number|no\.?)\s*:?\s*(?P<n>\d{1,3}-\d{3,6})\b",
+    re.IGNORECASE,
+)
+_EXCHANGE = r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE|Nasdaq|NASDAQ)"
+_TICKER_TABLE = re.compile(
+    r"(?i:trading\s+symbols?(?:\(s\))?).{0,400}?\b(?P<t>[A-Z]{1,5})\s+" + _EXCHANGE
+)
+_TICKER_INLINE = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq)\s*:\s*(?P<t>[A-Z][A-Z.]{0,5})\)")
+_EXACT_NAME = re.compile(r"(?P<pre>.{0,120}?)\(\s*exact\s+name\s+of", re.IGNORECASE)
+_NAME_AFTER_FILE_NUMBER = re.compile(
+    r"(?i:commission\s+file\s+(?:number|no\.?))\s*:?\s*\d{1,3}-\d{3,6}\b\.?[\s_-]*"
+    r"(?P<name>[A-Z0-9][A-Z0-9&.,' -]{1,60}?)\s+(?=[A-Z][a-z]|\(|\d{2}-)"
+)
+
+
+class CoverPage(BaseModel):
+    """What a filing's first pages state."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    form: DocType | None = None
+    period_end: date | None = Field(default=None, description="'for the … ended <date>'")
+    report_date: date | None = Field(default=None, description="8-K 'Date of report'")
+    registrant: str | None = None
+    ticker: str | None = None
+    commission_file_number: str | None = None
+    fiscal_year_label: int | None = Field(default=None, description="first 'fiscal YYYY' named")
+
+
+def _date(match: re.Match[str] | None) -> date | None:
+    return match_date(match) if match else None
+
+
+def _registrant(text: str) -> str | None:
+    exact = _EXACT_NAME.search(text)
+    after_number = _NAME_AFTER_FILE_NUMBER.search(text)
+    candidates = [
+        re.split(r"_{2,}|-{3,}|\)|\b\d[\d-]*\d\b", exact["pre"])[-1] if exact else "",
+        after_number["name"] if after_number else "",
+    ]
+    names = (c.strip(" ,:;-_") for c in candidates)
+    return next((n for n in names if len(re.sub(r"[^A-Za-z]", "", n)) >= 2), None)
+
+
+def _fiscal_label(text: str) -> int | None:
+    explicit = (r for r in find_periods(text) if re.search(r"fiscal|FY", r.text, re.IGNORECASE))
+    return next((r.year for r in explicit if r.year is not None), None)
+
+
+def parse_cover_page(text: str) -> CoverPage:
+    """Read the cover-page facts from the first pages' text (whitespace is normalised)."""
+    flat = re.sub(r"\s+", " ", text)
+    form = _FORM.search(flat)
+    ticker = _TICKER_TABLE.search(flat) or _TICKER_INLINE.search(flat)
+    number = _FILE_NUMBER.search(flat)
+    return CoverPage(
+        form=_FORM_TYPES[form[1].upper()] if form else None,
+        period_end=_date(_COVER_PERIOD.search(flat) or _RELEASE_PERIOD.search(flat)),
+        report_date=_date(_REPORT_DATE.search(flat)),
+        registrant=_registrant(flat),
+        ticker=ticker["t"] if ticker else None,
+        commission_file_number=number["n"] if number else None,
+        fiscal_year_label=_fiscal_label(flat),
+    )
+
+
+def pdf_first_pages(path: Path, pages: int = 3) -> str:
+    """Text of a PDF's first ``pages`` pages (pypdfium2), joined by form feeds.
+
+    The default :data:`CoverReader`; swap in ``filingqa.retrieval.pdf`` once it exists.
+    """
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(path)
+    try:
+        count = min(pages, len(pdf))
+        return "\f".join(pdf[i].get_textpage().get_text_range() for i in range(count))
+    finally:
+        pdf.close()
+
+
+def read_cover_texts(
+    pdf_dir: Path, doc_names: Iterable[str], reader: CoverReader = pdf_first_pages
+) -> dict[str, str]:
+    """``doc_name → first pages' text`` for every ``<pdf_dir>/<doc_name>.pdf`` that exists."""
+    paths = {name: pdf_dir / f"{name}.pdf" for name in doc_names}
+    return {name: reader(path) for name, path in paths.items() if path.is_file()}
+
+
+# --- dataset document information ---------------------------------------------------------
+
+
+class DocumentInfo(BaseModel):
+    """One line of ``financebench_document_information.jsonl`` (only doc_name required)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    doc_name: str
+    company: str | None = None
+    doc_type: str | None = None
+    doc_period: int | None = None
+    doc_link: str | None = None
+
+
+def load_document_info(path: Path) -> list[DocumentInfo]:
+    """Read a document-information JSONL file (duplicate doc_names kept once)."""
+    seen: dict[str, DocumentInfo] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            info = DocumentInfo.model_validate(json.loads(line))
+            seen.setdefault(info.doc_name, info)
+    return list(seen.values())
+
+
+# --- fiscal calendar inference ------------------------------------------------------------
+
+
+class PeriodObservation(BaseModel):
+    """A dated filing of one company, as evidence for its fiscal calendar."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    period_end: date
+    annual: bool
+    quarter: int | None = Field(default=None, ge=1, le=4, description="for a quarterly filing")
+    fiscal_label: int | None = Field(default=None, description="'fiscal YYYY' it names")
+
+
+def _year_end_month(obs: PeriodObservation) -> int:
+    year, month = nominal_month(obs.period_end)
+    return month if obs.annual else shift_month(year, month, 3 * (4 - (obs.quarter or 4)))[1]
+
+
+def _is_month_end(day: date) -> bool:
+    return day.day == monthrange(day.year, day.month)[1]
+
+
+def _infer_naming(
+    observations: Iterable[PeriodObservation], cal: FiscalCalendar
+) -> tuple[Naming, str]:
+    votes: Counter[Naming] = Counter()
+    for obs in observations:
+        if obs.fiscal_label is None:
+            continue
+        end_label = fiscal_period_of(obs.period_end, cal)[0]
+        if obs.fiscal_label == end_label:
+            votes["end_year"] += 1
+        elif obs.fiscal_label == end_label - 1 and cal.fiscal_year_end_month != 12:
+            votes["start_year"] += 1
+    if not votes:
+        return "end_year", "end_year naming by default"
+    naming: Naming = "start_year" if votes["start_year"] > votes["end_year"] else "end_year"
+    return naming, f"{naming} naming from {votes[naming]} 'fiscal YYYY' label(s)"
+
+
+def infer_calendar(company: str, observations: Iterable[PeriodObservation]) -> FiscalCalendar:
+    """A company's fiscal calendar from its dated filings.
+
+    The year-end month is the (majority) nominal month of annual period ends; failing those,
+    a quarterly period end shifted by its quarter number (Q2 ending July → January). The day
+    is the month end when every observed period (annual or quarterly) ends on a month end,
+    else None: 52/53-week years, or quarters ending on a weekday (Pfizer: July 2). Naming
+    comes from "fiscal YYYY" labels next to period ends; the default is end_year. Without any
+    dated filing the calendar is the calendar year, marked as a default.
+    """
+    observations = list(observations)
+    annual = [o for o in observations if o.annual]
+    used = annual or [o for o in observations if o.quarter is not None]
+    if not used:
+        return december_calendar(company, basis="default: no dated filing")
+    months = [_year_end_month(o) for o in used]
+    month = Counter(months).most_common(1)[0][0]
+    ends = [o.period_end for o, m in zip(used, months, strict=True) if m == month]
+    fixed = all(_is_month_end(o.period_end) for o in observations)
+    provisional = FiscalCalendar(
+        company=company,
+        fiscal_year_end_month=month,
+        fiscal_year_end_day=monthrange(2001, month)[1] if fixed else None,
+    )
+    naming, naming_basis = _infer_naming(observations, provisional)
+    kind = "annual" if annual else "quarterly (shifted by quarter number)"
+    dates = ", ".join(sorted(d.isoformat() for d in ends))
+    length = "periods end on month ends" if fixed else "periods end near month ends"
+    basis = f"month from {len(ends)} {kind} cover date(s) [{dates}]; {length}; {naming_basis}"
+    return provisional.model_copy(update={"naming": naming, "basis": basis})
+
+
+# --- building the records -----------------------------------------------------------------
+
+
+class DocumentRecord(BaseModel):
+    """A :class:`Document` plus where its period came from and its cover-page identity."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    document: Document
+    period_source: PeriodSource = Field(description="cover page, doc_name, or not known")
+    registrant: str | None = None
+    commission_file_number: str | None = None
+
+
+@dataclass(frozen=True)
+class _Draft:
+    info: DocumentInfo
+    name: NameInfo | None
+    cover: CoverPage | None
+    company: str
+    doc_type: DocType
+
+    @property
+    def observation(self) -> PeriodObservation | None:
+        if self.cover is None or self.cover.period_end is None or self.doc_type == "8k":
+            return None
+        return PeriodObservation(
+            period_end=self.cover.period_end,
+            annual=self.doc_type in ANNUAL_TYPES,
+            quarter=self.name.quarter if self.name else None,
+            fiscal_label=self.cover.fiscal_year_label,
+        )
+
+
+def _draft(info: DocumentInfo, cover_text: str | None) -> _Draft:
+    name = parse_doc_name(info.doc_name)
+    cover = parse_cover_page(cover_text) if cover_text else None
+    doc_type = (
+        _INFO_TYPES.get((info.doc_type or "").lower())
+        or (name.doc_type if name else None)
+        or (cover.form if cover else None)
+        or "other"
+    )
+    company = (
+        info.company
+        or (cover.registrant if cover else None)
+        or (name.company_key if name else info.doc_name)
+    )
+    return _Draft(info, name, cover, company, doc_type)
+
+
+def _dataset_reading(cal: FiscalCalendar) -> FiscalCalendar:
+    """``cal`` with the dataset's naming: every fiscal year named by its end year."""
+    return cal.model_copy(update={"naming": "end_year"})
+
+
+def _named_period_end(draft: _Draft, cal: FiscalCalendar) -> date | None:
+    """The approximate period end a doc_name implies (dataset years are FY-end years)."""
+    name = draft.name
+    year = (name.year if name else None) or draft.info.doc_period
+    quarter = name.quarter if name else None
+    if year is None or (quarter is None and draft.doc_type not in ANNUAL_TYPES):
+        return None
+    return period_bounds(_dataset_reading(cal), year, quarter)[1]
+
+
+def _company_label(cal: FiscalCalendar, dataset_year: int) -> int:
+    """The company's name for the fiscal year the dataset labels ``dataset_year``."""
+    year_end = period_bounds(_dataset_reading(cal), dataset_year)[1]
+    return fiscal_period_of(year_end, cal)[0]
+
+
+def _record(
+    draft: _Draft, cal: FiscalCalendar, ticker: str | None, source: str | None
+) -> DocumentRecord:
+    cover, name = draft.cover, draft.name
+    if draft.doc_type == "8k":
+        from_cover = cover.report_date if cover else None
+        from_name = (name.dated if name else None) or _named_period_end(draft, cal)
+    else:
+        from_cover = cover.period_end if cover else None
+        from_name = _named_period_end(draft, cal)
+    period_end = from_cover or from_name
+    fiscal_year = quarter = None
+    if period_end is not None:
+        fiscal_year, quarter = fiscal_period_of(period_end, cal)
+    elif name and name.year:
+        fiscal_year = _company_label(cal, name.year)
+    document = Document(
+        doc_id=draft.info.doc_name,
+        company=draft.company,
+        ticker=ticker,
+        doc_type=draft.doc_type,
+        fiscal_year=fiscal_year,
+        fiscal_quarter=None if draft.doc_type in ANNUAL_TYPES else quarter,
+        period_end=period_end,
+        source=source or draft.info.doc_link,
+    )
+    return DocumentRecord(
+        document=document,
+        period_source="cover" if from_cover else "name" if from_name else "none",
+        registrant=cover.registrant if cover else None,
+        commission_file_number=cover.commission_file_number if cover else None,
+    )
+
+
+def build_records(
+    infos: Iterable[DocumentInfo],
+    cover_texts: Mapping[str, str],
+    sources: Mapping[str, str] | None = None,
+) -> tuple[list[DocumentRecord], list[FiscalCalendar]]:
+    """Documents and per-company calendars from document information and cover texts.
+
+    ``cover_texts`` maps doc_name → its first pages' text; ``sources`` maps doc_name → where
+    it was read from (default: the info's ``doc_link``). A company's ticker, when any of its
+    covers states one, is given to all of its documents.
+    """
+    drafts = [_draft(info, cover_texts.get(info.doc_name)) for info in infos]
+    by_company: dict[str, list[_Draft]] = {}
+    for draft in drafts:
+        by_company.setdefault(draft.company, []).append(draft)
+    calendars: dict[str, FiscalCalendar] = {}
+    tickers: dict[str, str | None] = {}
+    for company, group in by_company.items():
+        observations = [d.observation for d in group if d.observation is not None]
+        calendars[company] = infer_calendar(company, observations)
+        found = Counter(d.cover.ticker for d in group if d.cover and d.cover.ticker)
+        tickers[company] = found.most_common(1)[0][0] if found else None
+    sources = sources or {}
+    records = [
+        _record(d, calendars[d.company], tickers[d.company], sources.get(d.info.doc_name))
+        for d in drafts
+    ]
+    return records, list(calendars.values())
+
+
+# --- the store ----------------------------------------------------------------------------
+
+
+class Resolution(BaseModel):
+    """A period named in a question, resolved for one company."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    company: str
+    period: PeriodRef
+    naming: Naming = Field(description="how the period's year number was read")
+    span: FiscalSpan
+    doc_ids: list[str] = Field(description="filings of that period, best fit first")
+
+
+class _Snapshot(BaseModel):
+    documents: list[DocumentRecord]
+    calendars: list[FiscalCalendar]
+
+
+def _span_rank(doc: Document, span: FiscalSpan, cal: FiscalCalendar) -> int | None:
+    """0 = the filing covers exactly ``span``, 1 = it falls inside it, None = outside."""
+    if doc.period_end is None:
+        return None
+    fiscal_year, quarter = fiscal_period_of(doc.period_end, cal)
+    if fiscal_year != span.fiscal_year:
+        return None
+    if doc.doc_type in ANNUAL_TYPES and doc.fiscal_quarter is None:
+        return 0 if len(span.quarters) == 4 else None
+    if quarter not in span.quarters:
+        return None
+    return 0 if quarter == span.quarters[-1] else 1
+
+
+def default_store_dir() -> Path:
+    """Where the built store lives by default: ``<FILINGQA_HOME>/metadata``."""
+    return home_dir() / "metadata"
+
+
+class MetadataStore:
+    """Documents and fiscal calendars, saved as JSON, with lookups for the program."""
+
+    FILENAME = "metadata.json"
+
+    def __init__(self, records: Iterable[DocumentRecord], calendars: Iterable[FiscalCalendar]):
+        self._records = {r.document.doc_id: r for r in records}
+        self._calendars = {c.company: c for c in calendars}
+        self._aliases: dict[str, set[str]] = {}
+        for company in self._calendars:
+            self._add_alias(company, company)
+        for record in self._records.values():
+            doc = record.document
+            name = parse_doc_name(doc.doc_id)
+            for alias in (doc.ticker, record.registrant, name.company_key if name else None):
+                if alias and doc.company:
+                    self._add_alias(alias, doc.company)
+
+    def _add_alias(self, alias: str, company: str) -> None:
+        self._aliases.setdefault(normalise_company(alias), set()).add(company)
+
+    @classmethod
+    def load(cls, directory: Path) -> MetadataStore:
+        """Read ``<directory>/metadata.json``."""
+        raw = (directory / cls.FILENAME).read_text(encoding="utf-8")
+        snapshot = _Snapshot.model_validate_json(raw)
+        return cls(snapshot.documents, snapshot.calendars)
+
+    def save(self, directory: Path) -> Path:
+        """Write ``<directory>/metadata.json`` (creating the directory); returns its path."""
+        directory.mkdir(parents=True, exist_ok=True)
+        snapshot = _Snapshot(
+            documents=list(self._records.values()), calendars=list(self._calendars.values())
+        )
+        path = directory / self.FILENAME
+        path.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
+        return path
+
+    def records(self) -> list[DocumentRecord]:
+        """Every document record, in insertion order."""
+        return list(self._records.values())
+
+    def company(self, name: str) -> str | None:
+        """The stored company ``name`` refers to ("MMM", "3M Company" → "3M"), or None.
+
+        Exact match on a normalised name, doc_name key, cover registrant or ticker; else the
+        one company with an alias that starts with, or is the start of, the name (≥ 3 chars).
+        """
+        key = normalise_company(name)
+        exact = self._aliases.get(key, set())
+        if len(exact) == 1:
+            return next(iter(exact))
+        if exact or len(key) < 3:
+            return None
+        near = {
+            company
+            for alias, companies in self._aliases.items()
+            if len(alias) >= 3 and (alias.startswith(key) or key.startswith(alias))
+            for company in companies
+        }
+        return next(iter(near)) if len(near) == 1 else None
+
+    def calendar(self, company: str) -> FiscalCalendar | None:
+        """The fiscal calendar of ``company`` (any spelling :meth:`company` accepts)."""
+        canonical = self.company(company)
+        return self._calendars.get(canonical) if canonical else None
+
+    def document(self, doc_id: str) -> Document | None:
+        """The document with this id, or None."""
+        record = self._records.get(doc_id)
+        return record.document if record else None
+
+    def documents(self, company: str) -> list[Document]:
+        """All documents of ``company``."""
+        canonical = self.company(company)
+        return [r.document for r in self._records.values() if r.document.company == canonical]
+
+    def resolve(self, company: str, period_text: str) -> list[Resolution]:
+        """Each period named in ``period_text`` → its dates and ``company``'s filings for it.
+
+        ``resolve("Best Buy", "Q2 FY2024")`` → fiscal 2024 Q2, 2023-05-01..2023-07-31,
+        ``["BESTBUY_2024Q2_10Q", ...]``. The year number is read with the company's own
+        naming unless only the other naming finds a filing that fits the period exactly
+        (FinanceBench calls Ulta's "fiscal 2022", which ended January 2023, FY2023).
+        Empty when the company is unknown.
+        """
+        canonical = self.company(company)
+        if canonical is None:
+            return []
+        cal = self._calendars[canonical]
+        docs = self.documents(canonical)
+        other: Naming = "start_year" if cal.naming == "end_year" else "end_year"
+        resolutions = []
+        for ref in find_periods(period_text):
+            readings = [_reading(canonical, cal, docs, ref, n) for n in (cal.naming, other)]
+            resolutions.append(min(readings, key=lambda r: r[0])[1])
+        return resolutions
+
+
+def _reading(
+    company: str, cal: FiscalCalendar, docs: list[Document], ref: PeriodRef, naming: Naming
+) -> tuple[int, Resolution]:
+    """``ref`` read with ``naming``; with the best fit rank among its filings (2: none)."""
+    reading = cal.model_copy(update={"naming": naming})
+    span = fiscal_span(ref, reading)
+    ranked = ((_span_rank(d, span, reading), d) for d in docs)
+    hits = sorted(
+        ((rank, d) for rank, d in ranked if rank is not None),
+        key=lambda h: (h[0], _TYPE_ORDER.index(h[1].doc_type), -_ordinal(h[1])),
+    )
+    resolution = Resolution(
+        company=company, period=ref, naming=naming, span=span, doc_ids=[d.doc_id for _, d in hits]
+    )
+    return (hits[0][0] if hits else 2), resolution
+
+
+def _ordinal(doc: Document) -> int:
+    return doc.period_end.toordinal() if doc.period_end else 0
