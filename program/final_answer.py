@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from filingqa.program.citations import Citation
 from filingqa.program.trace import Trace
+from filingqa.retrieval import Passage
 from filingqa.sandbox.outcome import Answer
 
 Outcome = Literal["answered", "unverified", "refused", "error"]
@@ -37,6 +38,7 @@ class FinalAnswer(BaseModel):
     working: str = ""
     path: Literal["pot", "cot"] = "pot"
     citations: list[Citation] = Field(default_factory=list)
+    evidence: list[Passage] = Field(default_factory=list, description="what it was answered from")
     interpretations: list[ReadingAnswer] = Field(default_factory=list)
     confidence: float = 0.0
     outcome: Outcome = "answered"

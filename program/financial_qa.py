@@ -48,7 +48,7 @@ from filingqa.signatures.verify import RefineQuestions
 
 DEFAULT_ROUNDS = 3
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
-_CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED = 1.0, 0.5, 0.75, 0.6
+_CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED, _CARRIED = 1.0, 0.5, 0.75, 0.6, 0.3
 
 
 class Draft(BaseModel):
@@ -76,8 +76,9 @@ class FinancialQA(dspy.Module):
 
     Call with ``question`` and either ``passages`` (gold context) or ``search`` (a
     :class:`~filingqa.program.search_handle.SearchHandle` over an index); ``company``
-    narrows the search. Returns a ``dspy.Prediction`` with ``answer`` (text) and ``final``
-    (:class:`~filingqa.program.final_answer.FinalAnswer`).
+    narrows the search; ``carried`` passages (earlier turns of a conversation) join the
+    evidence buffer at low priority. Returns a ``dspy.Prediction`` with ``answer`` (text)
+    and ``final`` (:class:`~filingqa.program.final_answer.FinalAnswer`).
     """
 
     def __init__(
@@ -114,6 +115,7 @@ class FinancialQA(dspy.Module):
         passages: list[Passage] | None = None,
         search: SearchHandle | None = None,
         company: str | None = None,
+        carried: list[Passage] | None = None,
     ) -> dspy.Prediction:
         if not question.strip():
             raise ValueError("the question is empty")
@@ -122,9 +124,9 @@ class FinancialQA(dspy.Module):
         trace = Trace()
         report = self._ambiguity(question, trace) if self.detect_ambiguity else None
         if report is not None and report.interpretations:
-            final = self._fan_out(question, report, passages, search, company, trace)
+            final = self._fan_out(question, report, passages, search, company, carried, trace)
         else:
-            final = self._solve(question, passages, search, company, trace)
+            final = self._solve(question, passages, search, company, carried, trace)
         return dspy.Prediction(answer=final.answer, final=final)
 
     async def aforward(self, question: str, **inputs: Any) -> dspy.Prediction:
@@ -149,13 +151,14 @@ class FinancialQA(dspy.Module):
         passages: list[Passage] | None,
         search: SearchHandle | None,
         company: str | None,
+        carried: list[Passage] | None,
         trace: Trace,
     ) -> FinalAnswer:
         """One sub-run per reading, concurrently; then one reply naming each reading."""
         readings = report.interpretations
 
         def run(reading_question: str) -> FinalAnswer:
-            return self._solve(reading_question, passages, search, company, Trace())
+            return self._solve(reading_question, passages, search, company, carried, Trace())
 
         with ThreadPoolExecutor(max_workers=len(readings)) as pool:
             futures = [
@@ -179,6 +182,7 @@ class FinancialQA(dspy.Module):
             ),
             path=finals[0].path,
             citations=_unique_citations(c for f in finals for c in f.citations),
+            evidence=_unique_passages(p for f in finals for p in f.evidence),
             interpretations=answers,
             confidence=min((f.confidence for f in answered), default=0.0),
             outcome="answered" if answered else "refused",
@@ -203,6 +207,7 @@ class FinancialQA(dspy.Module):
         passages: list[Passage] | None,
         search: SearchHandle | None,
         company: str | None,
+        carried: list[Passage] | None,
         trace: Trace,
     ) -> FinalAnswer:
         route = self.router(question)
@@ -211,6 +216,7 @@ class FinancialQA(dspy.Module):
         )
         buffer = EvidenceBuffer(self.evidence_chars)
         tried: list[str] = []
+        buffer.add(carried or [], _CARRIED)
         if passages is not None:
             buffer.add(passages, _CURATED)
         else:
@@ -351,6 +357,7 @@ class FinancialQA(dspy.Module):
             working=draft.program,
             path=draft.path,
             citations=citations,
+            evidence=draft.passages,
             confidence=_confidence(outcome, draft),
             outcome=outcome,
             reason=reason,
@@ -387,6 +394,13 @@ def _unique_citations(citations) -> list[Citation]:
     seen: dict[str, Citation] = {}
     for citation in citations:
         seen.setdefault(citation.passage_id, citation)
+    return list(seen.values())
+
+
+def _unique_passages(passages) -> list[Passage]:
+    seen: dict[str, Passage] = {}
+    for passage in passages:
+        seen.setdefault(passage.id, passage)
     return list(seen.values())
 
 
