@@ -44,6 +44,7 @@ from filingqa.signatures.ambiguity import (
     DetectAmbiguity,
 )
 from filingqa.signatures.cot import AnswerFromEvidence
+from filingqa.signatures.decompose import Decompose
 from filingqa.signatures.verify import RefineQuestions
 
 DEFAULT_ROUNDS = 3
@@ -97,6 +98,7 @@ class FinancialQA(dspy.Module):
             raise ValueError("max_rounds must be at least 1")
         self.detect = dspy.Predict(DetectAmbiguity)
         self.aggregate = dspy.Predict(AggregateInterpretations)
+        self.decomposer = dspy.Predict(Decompose)
         self.retriever = MultiHydeRetriever(hypotheses=hypotheses, k=k)
         self.curator = Curator()
         self.pot = ProgramOfThought(samples=samples)
@@ -221,7 +223,7 @@ class FinancialQA(dspy.Module):
             buffer.add(passages, _CURATED)
         else:
             assert search is not None
-            company = self._gather(question, search, company, buffer, tried, trace)
+            company = self._gather(question, route, search, company, buffer, tried, trace)
         rounds = self.max_rounds if route.full_loop else 1
         best: Draft | None = None
         feedback = ""
@@ -247,15 +249,18 @@ class FinancialQA(dspy.Module):
     def _gather(
         self,
         question: str,
+        route: RoutingDecision,
         search: SearchHandle,
         company: str | None,
         buffer: EvidenceBuffer,
         tried: list[str],
         trace: Trace,
     ) -> str | None:
-        """Multi-HyDE retrieval, curation, and one complementary search if needed."""
+        """Decomposition (full loop only), Multi-HyDE retrieval, curation, and one
+        complementary search if something is missing."""
+        sub_questions = self._decompose(question, trace) if route.full_loop else []
         with trace.step("retrieve") as step:
-            found = self.retriever(question, search, company)
+            found = self.retriever(question, search, company, sub_questions)
             step.note = f"{len(found.passages)} passages from {len(found.queries)} queries"
         tried += found.queries
         buffer.add(found.passages, _RETRIEVED)
@@ -270,6 +275,17 @@ class FinancialQA(dspy.Module):
             tried.append(query)
             buffer.add(more, _COMPLEMENTARY)
         return found.company
+
+    def _decompose(self, question: str, trace: Trace) -> list[str]:
+        """The retrieval steps of the question's decomposition ([] if it cannot be parsed)."""
+        with trace.step("decompose") as step:
+            try:
+                steps = self.decomposer(question=question).steps
+            except Exception as problem:  # retrieval still runs on the question itself
+                step.note = f"no usable decomposition ({type(problem).__name__})"
+                return []
+            step.note = "; ".join(f"{s.kind}/{s.formula}: {s.question}" for s in steps)
+        return [s.question for s in steps if s.kind == "retrieval"]
 
     def _reason(
         self,

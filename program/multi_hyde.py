@@ -25,6 +25,8 @@ class Retrieved(BaseModel):
 class MultiHydeRetriever(dspy.Module):
     """Rewrite → ``hypotheses`` HyDE queries → one search per query → RRF.
 
+    ``sub_questions`` (retrieval steps of a decomposition) are searched as well.
+
     ``hypotheses=0`` searches with the question and its rewrites only (the ablation).
     """
 
@@ -37,11 +39,17 @@ class MultiHydeRetriever(dspy.Module):
         self.hypotheses = hypotheses
         self.k = k
 
-    def forward(self, question: str, search: SearchHandle, company: str | None = None) -> Retrieved:
+    def forward(
+        self,
+        question: str,
+        search: SearchHandle,
+        company: str | None = None,
+        sub_questions: list[str] | None = None,
+    ) -> Retrieved:
         rewrite = self.rewrite(question=question)
         company = company or rewrite.company.strip() or None
         period = rewrite.period.strip() or None
-        queries = _unique([question, *rewrite.variants])
+        queries = _unique([question, *rewrite.variants, *(sub_questions or [])])
         if self.hypotheses:
             written = self.hyde(question=question, count=self.hypotheses).hypotheses
             queries += _unique(f"{h.query}\n{h.passage}" for h in written[: self.hypotheses])

@@ -317,3 +317,39 @@ async def test_acall_answers_like_call() -> None:
             question="What was free cash flow in 2024?", passages=[CASH_FLOW]
         )
     assert prediction.final.value == pytest.approx(399.8)
+
+
+def test_full_loop_decomposes_and_searches_each_retrieval_step() -> None:
+    search = ListSearch([MDNA, CASH_FLOW])
+    accept = {"reasons": [], "missing": "", "verdict": "ACCEPT"}
+    steps = {
+        "steps": [
+            {"question": "operating cash flow 2023 2024", "kind": "retrieval"},
+            {"question": "purchases of property 2023 2024", "kind": "retrieval"},
+            {"question": "FCF change", "kind": "computation", "formula": "change"},
+        ]
+    }
+    prediction, _ = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            ("Split a question about company filings", steps),
+            ("line-item vocabulary", {"company": "", "period": "", "variants": []}),
+            (
+                "Choose the retrieved passages",
+                {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""},
+            ),
+            (WRITE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
+            (VERIFY, accept),
+        ],
+        question="How did free cash flow change from 2023 to 2024?",
+        search=search,
+        options={"hypotheses": 0},
+    )
+    searched = [query for query, _ in search.calls]
+    assert searched == [
+        "How did free cash flow change from 2023 to 2024?",
+        "operating cash flow 2023 2024",
+        "purchases of property 2023 2024",
+    ]
+    assert prediction.final.outcome == "answered"
+    assert "computation/change: FCF change" in prediction.final.trace.steps[2].note
