@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 export FILINGQA_DATA_DIR ?= $(DATA_DIR)
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: install models demo test lint format bench-executor bench-parse bench-tatqa clean
+.PHONY: install models demo test lint format bench-executor bench-parse bench-tatqa bench-signatures clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "filingqa needs Python >= 3.11"'
@@ -49,6 +49,9 @@ bench-parse: models  ## parse-failure rate of the local LM on a typed signature
 
 bench-tatqa: models  ## direct vs PoT on TAT-QA dev arithmetic with gold context
 	$(BIN)/python benchmarks/tatqa_baseline.py
+
+bench-signatures: models  ## parse-failure rate of every agentic signature on the local LM
+	$(BIN)/python benchmarks/signature_parse.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
