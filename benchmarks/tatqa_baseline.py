@@ -5,6 +5,8 @@ deterministic numeric stage against the gold (answer and scale). PoT is reported
 first program, after up to two self-repair rounds fed the sandbox's error (``pot``: one
 greedy sample, what ``filingqa ask`` runs), and as a self-consistency vote over
 ``--samples`` programs (``pot_voteN``; sample 0 is the greedy one, so one run measures both).
+Each question's row is appended to ``<json>.rows.jsonl`` as it finishes; rerunning with the
+same settings resumes there.
 
     python benchmarks/tatqa_baseline.py [--lm local] [--limit 100] [--samples 3] [--json OUT]
 """
@@ -89,6 +91,28 @@ def _cost_of_calls(lm: dspy.LM, before: int, count: int, started_at: datetime) -
     }
 
 
+def _resume(checkpoint: Path, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Rows of an interrupted run with the same settings (the first line records them).
+
+    A checkpoint written with other settings is started afresh; a torn last line is dropped.
+    """
+    lines = checkpoint.read_text(encoding="utf-8").splitlines() if checkpoint.exists() else []
+    if not lines or json.loads(lines[0]) != {"settings": settings}:
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        checkpoint.write_text(json.dumps({"settings": settings}) + "\n", encoding="utf-8")
+        return {}
+    rows = {}
+    for line in lines[1:]:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            break
+        rows[row["id"]] = row
+    kept = [json.dumps({"settings": settings}), *(json.dumps(r) for r in rows.values())]
+    checkpoint.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return rows
+
+
 def _summary(rows: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     results = [row["modes"][mode] for row in rows]
     return {
@@ -135,9 +159,13 @@ def main() -> None:
 
     lm = get_lm(args.lm, api_base=args.api_base, cache=False)
     judge = StrictJudge(lm=None)
-    rows = []
+    records = arithmetic_questions(args.limit, args.data_dir)
+    checkpoint = args.json.with_suffix(".rows.jsonl")
+    done = _resume(checkpoint, {"lm": args.lm, "tables": args.tables, "samples": args.samples})
     with dspy.context(lm=lm):
-        for record in tqdm(arithmetic_questions(args.limit, args.data_dir), desc="tatqa"):
+        for record in tqdm(records, desc="tatqa", initial=len(done)):
+            if record.id in done:
+                continue
 
             def score(answer: str, record: QARecord = record) -> float:
                 return judge.judge(
@@ -149,16 +177,18 @@ def main() -> None:
             modes = _modes(direct, pot, args.samples)
             for result in modes.values():
                 result["correct"] = score(result["answer"])
-            rows.append(
-                {
-                    "id": record.id,
-                    "question": record.question,
-                    "gold": record.answer,
-                    "scale": record.scale,
-                    "modes": modes,
-                    "pot_trace": pot,
-                }
-            )
+            row = {
+                "id": record.id,
+                "question": record.question,
+                "gold": record.answer,
+                "scale": record.scale,
+                "modes": modes,
+                "pot_trace": pot,
+            }
+            with checkpoint.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(row) + "\n")
+            done[record.id] = row
+    rows = [done[record.id] for record in records]
     names = list(rows[0]["modes"]) if rows else []
     report = {
         "lm": args.lm,
