@@ -1,0 +1,452 @@
+"""Ingestion: a filing (PDF, HTML, plain text) or a QA record's context → passages.
+
+A file is read into pages of paragraphs and tables (:mod:`filingqa.retrieval.pdf` for PDFs,
+cached by content hash; the stdlib HTML parser for HTML; form feeds and markdown pipe tables
+for text), Item sections are assigned, tables become table passages with row groups, and
+the text between them ~512-token chunks. Every passage keeps its 1-based page number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from tqdm import tqdm
+
+from filingqa.cache import disk_cache
+from filingqa.datasets.records import QARecord, Table
+from filingqa.retrieval.chunking import chunk_text
+from filingqa.retrieval.documents import Document, Passage
+from filingqa.retrieval.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
+from filingqa.retrieval.pdf import read_pdf as _read_pdf
+from filingqa.retrieval.sections import Section, assign_sections, parse_heading, parse_part
+from filingqa.retrieval.tables import clean_rows, lead_in, resolve_spans, table_passages
+
+SUFFIXES = (".pdf", ".htm", ".html", ".txt")
+CACHE_NAME = "ingest-pdf"
+
+_NAME = re.compile(
+    r"^(?P<company>.+?)_(?:fy)?(?P<year>\d{4})(?:q(?P<quarter>[1-4]))?_(?P<type>10k|10q|8k|earnings)",
+    re.IGNORECASE,
+)
+_DOC_TYPES = {"10k": "10k", "10q": "10q", "8k": "8k", "earnings": "earnings"}
+_UNITS = re.compile(
+    r"\((?:[^)]*\b)?(in |amounts in |dollars in )?(millions|thousands|billions)", re.I
+)
+_PIPE_SEPARATOR = re.compile(r"^\|?[\s:\-|]+\|?$")
+_FINQA_PAGE = re.compile(r"page_(\d+)")
+MAX_CAPTION_LINES = 3
+MAX_CAPTION_WORDS = 12
+
+
+class IngestedDocument(BaseModel):
+    """A filing and its passages, in page order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    document: Document
+    passages: list[Passage]
+
+
+class IngestFailure(BaseModel):
+    """A file that could not be ingested, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    reason: Reason
+    detail: str
+
+    @property
+    def message(self) -> str:
+        """One line for a person: ``<path>: <reason>: <detail>``."""
+        return f"{self.path}: {self.reason}: {self.detail}"
+
+
+def ingest(path: str | Path, document: Document | None = None) -> IngestedDocument:
+    """The passages of the filing at ``path`` (.pdf, .htm/.html or .txt).
+
+    ``document`` gives the filing's metadata; by default it is read from a FinanceBench-style
+    file name (``COMPANY_2022_10K``, ``COMPANY_2023Q2_10Q``), the doc id being the file stem.
+
+    Raises:
+        UnreadableDocument: the file is missing, empty, corrupt, encrypted, image-only or of
+            an unsupported type.
+    """
+    path = Path(path)
+    pages = read_pages(path)
+    base = document or document_from_name(path.stem)
+    document = base.model_copy(update={"source": str(path), "pages": len(pages)})
+    return IngestedDocument(document=document, passages=page_passages(document, pages))
+
+
+def ingest_many(
+    paths: Iterable[str | Path],
+    on_error: Literal["continue", "raise"] = "continue",
+    progress: bool = True,
+) -> Iterator[IngestedDocument | IngestFailure]:
+    """Ingest each file in turn, yielding its result or (``on_error="continue"``) its failure.
+
+    Any error in one file (not only :class:`UnreadableDocument`) is reported as that file's
+    failure and the run goes on; ``on_error="raise"`` stops at the first one instead.
+    """
+    paths = list(paths)
+    for path in tqdm(paths, desc="ingest", unit="file", disable=not progress):
+        try:
+            yield ingest(path)
+        except UnreadableDocument as error:
+            if on_error == "raise":
+                raise
+            yield IngestFailure(path=str(path), reason=error.reason, detail=error.detail)
+        except Exception as error:
+            if on_error == "raise":
+                raise
+            detail = f"{type(error).__name__}: {error}"
+            yield IngestFailure(path=str(path), reason="failed", detail=detail)
+
+
+def document_from_name(doc_id: str) -> Document:
+    """A Document whose company, year, quarter and type come from a FinanceBench-style name."""
+    match = _NAME.match(doc_id)
+    if not match:
+        return Document(doc_id=doc_id)
+    return Document(
+        doc_id=doc_id,
+        company=match["company"].replace("_", " "),
+        doc_type=_DOC_TYPES[match["type"].lower()],
+        fiscal_year=int(match["year"]),
+        fiscal_quarter=int(match["quarter"]) if match["quarter"] else None,
+    )
+
+
+# --- reading files into pages ------------------------------------------------------------
+
+
+def read_pages(path: str | Path) -> list[PageContent]:
+    """The pages of a .pdf (cached), .htm/.html or .txt file.
+
+    Raises:
+        UnreadableDocument: as :func:`ingest`.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise UnreadableDocument(path, "unsupported", f"unsupported file type {suffix!r}")
+    if suffix == ".pdf":
+        return read_pdf_cached(path)
+    if not path.is_file():
+        raise UnreadableDocument(path, "unsupported", "no such file")
+    raw = path.read_bytes()
+    text = raw.decode("utf-8", errors="replace") if raw.strip() else ""
+    pages = html_pages(text) if suffix in (".htm", ".html") else text_pages(text)
+    if not any(page.blocks for page in pages):
+        raise UnreadableDocument(path, "empty", "no text")
+    return pages
+
+
+def read_pdf_cached(path: Path) -> list[PageContent]:
+    """:func:`~filingqa.retrieval.pdf.read_pdf`, cached by file sha256 and parser version."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return _read_pdf(path)
+    cache = disk_cache(CACHE_NAME)
+    key = f"{PARSER_VERSION}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return [PageContent.model_validate(page) for page in cached]
+    pages = _read_pdf(path)
+    cache.set(key, [page.model_dump() for page in pages])
+    return pages
+
+
+def text_pages(text: str) -> list[PageContent]:
+    """Plain text: pages split on form feeds, paragraphs on blank lines, pipe tables found."""
+    return [
+        PageContent(number=n, blocks=_text_blocks(page))
+        for n, page in enumerate(text.split("\f"), start=1)
+    ]
+
+
+def _text_blocks(page: str) -> list[Table | str]:
+    blocks: list[Table | str] = []
+    paragraph: list[str] = []
+    table: list[str] = []
+    for line in [*page.splitlines(), ""]:
+        if line.lstrip().startswith("|"):
+            if paragraph:
+                blocks.append("\n".join(paragraph))
+                paragraph = []
+            table.append(line)
+            continue
+        if table:
+            _add_table(blocks, _pipe_rows(table))
+            table = []
+        if line.strip():
+            paragraph.append(line.strip())
+        elif paragraph:
+            blocks.append("\n".join(paragraph))
+            paragraph = []
+    return blocks
+
+
+def _pipe_rows(lines: list[str]) -> list[list[str]]:
+    rows = [line.strip().strip("|").split("|") for line in lines if not _PIPE_SEPARATOR.match(line)]
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def _add_table(blocks: list[Table | str], rows: list[list[str]]) -> None:
+    """Append a table (caption taken from the title and units lines just before it)."""
+    caption = _take_caption(blocks)
+    if caption is None and blocks and isinstance(blocks[-1], str):
+        caption = lead_in(blocks[-1])
+    blocks.append(
+        Table(id=f"t{sum(isinstance(b, Table) for b in blocks) + 1}", rows=rows, caption=caption)
+    )
+
+
+def _take_caption(blocks: list[Table | str]) -> str | None:
+    """Remove and return the trailing title/units lines (at most three) of the text blocks."""
+    taken: list[str] = []
+    while blocks and isinstance(blocks[-1], str) and len(taken) < MAX_CAPTION_LINES:
+        lines = blocks[-1].split("\n")
+        while lines and _is_caption(lines[-1]) and len(taken) < MAX_CAPTION_LINES:
+            taken.insert(0, lines.pop())
+        if lines:
+            blocks[-1] = "\n".join(lines)
+            break
+        blocks.pop()
+    return " ".join(taken) or None
+
+
+def _is_caption(line: str) -> bool:
+    line = line.strip()
+    if not line or parse_heading(line) or parse_part(line):
+        return False
+    short = len(line.split()) <= MAX_CAPTION_WORDS and not line.endswith((".", ":", ";"))
+    return short or bool(_UNITS.search(line) and len(line) < 120)
+
+
+def html_pages(html: str) -> list[PageContent]:
+    """HTML (EDGAR filings): pages split at CSS page breaks, tables from ``<table>``."""
+    parser = _FilingHTMLParser()
+    parser.feed(html)
+    parser.close()
+    return [PageContent(number=n, blocks=b) for n, b in enumerate(parser.finish(), start=1)]
+
+
+class _FilingHTMLParser(HTMLParser):
+    """Collects pages of paragraphs and tables; block elements end paragraphs."""
+
+    BLOCK_TAGS = frozenset(
+        [
+            "p",
+            "div",
+            "br",
+            "li",
+            "ul",
+            "ol",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "hr",
+            "section",
+            "article",
+            "blockquote",
+            "pre",
+            "dt",
+            "dd",
+            "center",
+        ]
+    )
+    SKIP_TAGS = frozenset({"script", "style", "head", "title"})
+    _BREAK = re.compile(r"page-break-(before|after)\s*:\s*always", re.IGNORECASE)
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pages: list[list[Table | str]] = [[]]
+        self.text: list[str] = []
+        self.rows: list[list[tuple[str, int]]] | None = None
+        self.table_depth = 0
+        self.skip_depth = 0
+        self.break_after: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.SKIP_TAGS:
+            self.skip_depth += 1
+        style = dict(attrs).get("style") or ""
+        page_break = self._BREAK.search(style)
+        if page_break and page_break[1].lower() == "before":
+            self._new_page()
+        elif page_break:
+            self.break_after.append(tag)
+        if tag == "table":
+            self._start_table()
+        elif self.rows is not None and self.table_depth == 1:
+            self._table_tag(tag, attrs)
+        elif tag in self.BLOCK_TAGS:
+            self._end_paragraph()
+        if tag == "hr" and page_break:
+            self._new_page()
+            self.break_after.remove(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP_TAGS:
+            self.skip_depth = max(0, self.skip_depth - 1)
+        if tag == "table":
+            self._end_table()
+        elif tag in self.BLOCK_TAGS and self.rows is None:
+            self._end_paragraph()
+        if tag in self.break_after:
+            self.break_after.remove(tag)
+            self._new_page()
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_depth:
+            return
+        if self.rows is not None and self.rows and self.rows[-1]:
+            self._add_to_cell(data)
+        elif self.rows is None:
+            self.text.append(data)
+
+    def finish(self) -> list[list[Table | str]]:
+        """The pages, once the whole document has been fed."""
+        if self.rows is not None:
+            self.table_depth = 1
+            self._end_table()
+        self._end_paragraph()
+        return self.pages
+
+    def _table_tag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        assert self.rows is not None
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            if not self.rows:
+                self.rows.append([])
+            span = (dict(attrs).get("colspan") or "1").strip()
+            self.rows[-1].append(("", int(span) if span.isdigit() else 1))
+        elif tag in ("br", "p", "div") and self.rows and self.rows[-1]:
+            self._add_to_cell(" ")
+
+    def _add_to_cell(self, data: str) -> None:
+        assert self.rows is not None
+        text, span = self.rows[-1][-1]
+        self.rows[-1][-1] = (text + data, span)
+
+    def _start_table(self) -> None:
+        self.table_depth += 1
+        if self.table_depth == 1:
+            self._end_paragraph()
+            self.rows = []
+
+    def _end_table(self) -> None:
+        self.table_depth = max(0, self.table_depth - 1)
+        if self.table_depth or self.rows is None:
+            return
+        rows, self.rows = resolve_spans(self.rows), None
+        page = self.pages[-1]
+        if len(rows) >= 2 and len(rows[0]) >= 2:
+            _add_table(page, rows)
+        else:
+            page += [" ".join(cell for cell in row if cell) for row in rows]
+
+    def _end_paragraph(self) -> None:
+        text = " ".join("".join(self.text).split())
+        self.text = []
+        if text:
+            self.pages[-1].append(text)
+
+    def _new_page(self) -> None:
+        self._end_paragraph()
+        if self.pages[-1]:
+            self.pages.append([])
+
+
+# --- pages → passages ---------------------------------------------------------------------
+
+
+def page_passages(document: Document, pages: list[PageContent]) -> list[Passage]:
+    """Table passages (with row groups) and text chunks of each page, tagged with Items."""
+    sections = assign_sections([page.blocks for page in pages], document.doc_type)
+    passages: list[Passage] = []
+    for page, page_sections in zip(pages, sections, strict=True):
+        passages += _one_page(document.doc_id, page, page_sections)
+    return passages
+
+
+def _one_page(doc_id: str, page: PageContent, sections: list[Section | None]) -> list[Passage]:
+    passages: list[Passage] = []
+    run: list[str] = []
+    run_section: Section | None = None
+    tables = texts = 0
+    for block, section in zip(page.blocks, sections, strict=True):
+        if isinstance(block, str) and (not run or section == run_section):
+            run.append(block)
+            run_section = section
+            continue
+        if run:
+            texts += 1
+            passages += text_passages(run, doc_id, page.number, texts, run_section)
+            run = []
+        if isinstance(block, str):
+            run, run_section = [block], section
+            continue
+        tables += 1
+        item = section.item if section else None
+        passages += table_passages(block, doc_id=doc_id, page=page.number, number=tables, item=item)
+    if run:
+        passages += text_passages(run, doc_id, page.number, texts + 1, run_section)
+    return passages
+
+
+def text_passages(
+    paragraphs: list[str], doc_id: str, page: int, number: int, section: Section | None = None
+) -> list[Passage]:
+    """Chunks of consecutive paragraphs: ``text<number>``, or ``text<number>.<k>`` with a
+    ``parent_id`` of ``text<number>`` when they take more than one chunk."""
+    block_id = f"{doc_id}:p{page}:text{number}"
+    chunks = chunk_text("\n\n".join(paragraphs))
+    common = {
+        "doc_id": doc_id,
+        "page": page,
+        "kind": "text",
+        "item": section.item if section else None,
+        "title": section.title if section else None,
+    }
+    if len(chunks) == 1:
+        return [Passage(id=block_id, text=chunks[0], **common)]
+    return [
+        Passage(id=f"{block_id}.{k}", text=chunk, parent_id=block_id, **common)
+        for k, chunk in enumerate(chunks, start=1)
+    ]
+
+
+# --- QA-record contexts (FinQA, TAT-QA) ---------------------------------------------------
+
+
+def context_passages(record: QARecord) -> list[Passage]:
+    """A FinQA / TAT-QA record's gold context as passages: its tables (with row groups),
+    then one text passage per paragraph (``text<n>`` is the n-th paragraph, chunked if long).
+
+    The doc id is the record's first document (FinQA file name, TAT-QA table uid); the page
+    is the report page a FinQA file name gives, else 1.
+    """
+    if record.context is None:
+        return []
+    doc_id = record.documents[0] if record.documents else record.id
+    match = _FINQA_PAGE.search(doc_id)
+    page = int(match[1]) if match and int(match[1]) > 0 else 1
+    passages: list[Passage] = []
+    for n, table in enumerate(record.context.tables, start=1):
+        cleaned = table.model_copy(update={"rows": clean_rows(table.rows)})
+        passages += table_passages(cleaned, doc_id=doc_id, page=page, number=n)
+    for n, paragraph in enumerate(record.context.paragraphs, start=1):
+        passages += text_passages([paragraph.text], doc_id, page, n)
+    return passages
