@@ -18,6 +18,7 @@ import asyncio
 import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import dspy
@@ -50,6 +51,17 @@ from filingqa.signatures.verify import RefineQuestions
 DEFAULT_ROUNDS = 3
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
 _CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED, _CARRIED = 1.0, 0.5, 0.75, 0.6, 0.3
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where a question's evidence comes from: given passages or a search handle, plus
+    the company to search within and passages carried from earlier turns."""
+
+    passages: list[Passage] | None
+    search: SearchHandle | None
+    company: str | None
+    carried: list[Passage] | None
 
 
 class Draft(BaseModel):
@@ -125,10 +137,11 @@ class FinancialQA(dspy.Module):
             raise ValueError("give the evidence: passages (gold context) or a search handle")
         trace = Trace()
         report = self._ambiguity(question, trace) if self.detect_ambiguity else None
+        sources = Sources(passages=passages, search=search, company=company, carried=carried)
         if report is not None and report.interpretations:
-            final = self._fan_out(question, report, passages, search, company, carried, trace)
+            final = self._fan_out(question, report, sources, trace)
         else:
-            final = self._solve(question, passages, search, company, carried, trace)
+            final = self._solve(question, sources, trace)
         return dspy.Prediction(answer=final.answer, final=final)
 
     async def aforward(self, question: str, **inputs: Any) -> dspy.Prediction:
@@ -150,17 +163,14 @@ class FinancialQA(dspy.Module):
         self,
         question: str,
         report: AmbiguityReport,
-        passages: list[Passage] | None,
-        search: SearchHandle | None,
-        company: str | None,
-        carried: list[Passage] | None,
+        sources: Sources,
         trace: Trace,
     ) -> FinalAnswer:
         """One sub-run per reading, concurrently; then one reply naming each reading."""
         readings = report.interpretations
 
         def run(reading_question: str) -> FinalAnswer:
-            return self._solve(reading_question, passages, search, company, carried, Trace())
+            return self._solve(reading_question, sources, Trace())
 
         with ThreadPoolExecutor(max_workers=len(readings)) as pool:
             futures = [
@@ -203,24 +213,17 @@ class FinancialQA(dspy.Module):
             return plain
         return text if all(a.answer in text for a in answers) else plain
 
-    def _solve(
-        self,
-        question: str,
-        passages: list[Passage] | None,
-        search: SearchHandle | None,
-        company: str | None,
-        carried: list[Passage] | None,
-        trace: Trace,
-    ) -> FinalAnswer:
+    def _solve(self, question: str, sources: Sources, trace: Trace) -> FinalAnswer:
         route = self.router(question)
         trace.steps.append(
             Step(name="route", note=f"{route.path}, full loop: {route.full_loop}; {route.reason}")
         )
         buffer = EvidenceBuffer(self.evidence_chars)
         tried: list[str] = []
-        buffer.add(carried or [], _CARRIED)
-        if passages is not None:
-            buffer.add(passages, _CURATED)
+        buffer.add(sources.carried or [], _CARRIED)
+        search, company = sources.search, sources.company
+        if sources.passages is not None:
+            buffer.add(sources.passages, _CURATED)
         else:
             assert search is not None
             company = self._gather(question, route, search, company, buffer, tried, trace)
