@@ -22,7 +22,9 @@ from filingqa.retrieval.ingest import (
 )
 from filingqa.retrieval.pdf import UnreadableDocument
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from .pdf_fixtures import write_fixtures
+
+FIXTURES = write_fixtures()
 SAMPLE = Path(__file__).resolve().parents[2] / "filingqa" / "samples" / "northwind_fy2024_10k.txt"
 
 FILING_HTML = """<html><head><title>10-K</title><style>p {margin:0}</style></head><body>

@@ -10,7 +10,9 @@ import pytest
 from filingqa.datasets.records import Table
 from filingqa.retrieval.pdf import PageContent, UnreadableDocument, read_pdf
 
-FIXTURES = Path(__file__).parent / "fixtures"
+from .pdf_fixtures import write_fixtures
+
+FIXTURES = write_fixtures()
 
 
 @pytest.fixture(scope="module")
