@@ -36,7 +36,7 @@ from filingqa.program.router import RoutingDecision, route_by_rule
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.trace import Step, Trace
 from filingqa.program.units import display_value
-from filingqa.program.verification import Verdict, Verifier, automatic_checks
+from filingqa.program.verification import CheckReport, Verdict, Verifier, automatic_checks
 from filingqa.retrieval import Passage
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.ambiguity import (
@@ -72,6 +72,7 @@ class Draft(BaseModel):
     value: Answer | None = None
     program: str = ""
     passages: list[Passage]
+    checks: CheckReport | None = None
     verdict: Verdict | None = None
     problems: list[str] = Field(default_factory=list)
 
@@ -229,10 +230,11 @@ class FinancialQA(dspy.Module):
             company = self._gather(question, route, search, company, buffer, tried, trace)
         rounds = self.max_rounds if route.full_loop else 1
         best: Draft | None = None
+        draft: Draft | None = None
         feedback = ""
         for round_ in range(rounds):
             with trace.step(f"reason {round_ + 1}"):
-                draft = self._reason(route.path, question, buffer.passages(), best, feedback)
+                draft = self._reason(route.path, question, buffer.passages(), draft, feedback)
             if route.full_loop:
                 with trace.step(f"verify {round_ + 1}") as step:
                     draft.verdict = self._verify(question, draft)
@@ -311,15 +313,16 @@ class FinancialQA(dspy.Module):
             out = self.pot.revise(question, evidence, previous.program, feedback)
         else:
             out = self.pot(question=question, evidence=evidence)
+        checks = automatic_checks(out.program, out.value, passages)
         problems = [] if out.execution.ok else [out.execution.feedback()]
-        problems += automatic_checks(out.program, out.value, passages).problems
         return Draft(
             path="pot",
             answer=out.answer,
             value=out.value,
             program=out.program,
             passages=passages,
-            problems=_unique(problems),
+            checks=checks,
+            problems=_unique([*problems, *checks.problems]),
         )
 
     def _verify(self, question: str, draft: Draft) -> Verdict:
@@ -330,6 +333,7 @@ class FinancialQA(dspy.Module):
             program=draft.program,
             value=draft.value,
             passages=draft.passages,
+            checks=draft.checks,
         )
 
     def _refine(

@@ -80,8 +80,10 @@ class Verifier(dspy.Module):
         program: str,
         value: Answer | None,
         passages: list[Passage],
+        checks: CheckReport | None = None,
     ) -> Verdict:
-        checks = automatic_checks(program, value, passages)
+        """``checks`` already run on this program are reused instead of run again."""
+        checks = checks or automatic_checks(program, value, passages)
         judged = self.verify(
             question=question,
             evidence=evidence,
