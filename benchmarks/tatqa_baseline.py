@@ -163,9 +163,8 @@ def main() -> None:
     checkpoint = args.json.with_suffix(".rows.jsonl")
     done = _resume(checkpoint, {"lm": args.lm, "tables": args.tables, "samples": args.samples})
     with dspy.context(lm=lm):
-        for record in tqdm(records, desc="tatqa", initial=len(done)):
-            if record.id in done:
-                continue
+        todo = [record for record in records if record.id not in done]
+        for record in tqdm(todo, desc="tatqa", initial=len(done), total=len(records)):
 
             def score(answer: str, record: QARecord = record) -> float:
                 return judge.judge(
