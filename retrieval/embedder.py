@@ -1,0 +1,150 @@
+"""Dense text embeddings for the index: one facade over fastembed, cached on disk.
+
+The default is the pinned offline MiniLM (``filingqa models pull``); any other fastembed
+model is loaded by name from fastembed's own source (downloaded on first use). Vectors are
+cached by (model name, role, sha256 of the text), so re-indexing never re-embeds a text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from filingqa.cache import disk_cache
+from filingqa.config import models_dir
+from filingqa.models.registry import DEFAULT_EMBEDDING
+
+if TYPE_CHECKING:
+    import diskcache
+    from fastembed import TextEmbedding
+
+EncodeFn = Callable[[list[str]], np.ndarray]
+Role = Literal["passage", "query"]
+CACHE_NAME = "embeddings"
+DEFAULT_MODEL = DEFAULT_EMBEDDING.key
+_OFFLINE_NAMES = frozenset({DEFAULT_EMBEDDING.key, DEFAULT_EMBEDDING.fastembed_name})
+
+
+class Embedder:
+    """Embeds passages and queries with one model into ``dim``-d float32 vectors.
+
+    ``encode_passages`` / ``encode_queries`` map a list of texts to an ``(n, dim)`` array
+    (queries default to the passage encoder). ``cache`` stores vectors across runs; None
+    keeps nothing. Use :meth:`load` for fastembed models; the constructor takes any encoder,
+    e.g. a deterministic fake in tests.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        dim: int,
+        encode_passages: EncodeFn,
+        encode_queries: EncodeFn | None = None,
+        *,
+        cache: diskcache.Cache | None = None,
+    ) -> None:
+        self.name = name
+        self.dim = dim
+        self._encoders: dict[Role, EncodeFn] = {
+            "passage": encode_passages,
+            "query": encode_queries or encode_passages,
+        }
+        self._cache = cache
+
+    @classmethod
+    def load(
+        cls, model: str | None = None, *, threads: int | None = None, cache: bool = True
+    ) -> Embedder:
+        """A fastembed-backed embedder: the offline MiniLM by default, else ``model`` by name.
+
+        Raises:
+            ValueError: fastembed does not know ``model``.
+            filingqa.models.store.ModelNotReady: the offline model is not pulled.
+        """
+        store = disk_cache(CACHE_NAME) if cache else None
+        if model is None or model in _OFFLINE_NAMES:
+            from filingqa.models.embedding import load_text_embedding
+
+            text_model = load_text_embedding(threads=threads)
+            return cls.from_fastembed(DEFAULT_MODEL, DEFAULT_EMBEDDING.dim, text_model, store)
+        dim = _fastembed_dim(model)
+        from fastembed import TextEmbedding
+
+        text_model = TextEmbedding(
+            model_name=model, cache_dir=str(models_dir() / "fastembed"), threads=threads
+        )
+        return cls.from_fastembed(model, dim, text_model, store)
+
+    @classmethod
+    def from_fastembed(
+        cls, name: str, dim: int, model: TextEmbedding, cache: diskcache.Cache | None
+    ) -> Embedder:
+        """Wrap a loaded fastembed model (its passage/query prefixes are applied)."""
+
+        def passages(texts: list[str]) -> np.ndarray:
+            return np.asarray(list(model.passage_embed(texts)), dtype=np.float32)
+
+        def queries(texts: list[str]) -> np.ndarray:
+            return np.asarray(list(model.query_embed(texts)), dtype=np.float32)
+
+        return cls(name, dim, passages, queries, cache=cache)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32 passage vectors, from the cache where possible."""
+        return self._embed(list(texts), "passage")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The ``(dim,)`` float32 vector of one query."""
+        return self._embed([text], "query")[0]
+
+    def _embed(self, texts: list[str], role: Role) -> np.ndarray:
+        keys = [self._key(text, role) for text in texts]
+        found = self._cached(keys)
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
+        if missing:
+            fresh = self._encode(list(missing.values()), role)
+            for key, vector in zip(missing, fresh, strict=True):
+                found[key] = vector
+                if self._cache is not None:
+                    self._cache.set(key, vector.tobytes())
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for row, key in enumerate(keys):
+            out[row] = found[key]
+        return out
+
+    def _encode(self, texts: list[str], role: Role) -> np.ndarray:
+        vectors = np.asarray(self._encoders[role](texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(
+                f"embedder {self.name} returned shape {vectors.shape}, "
+                f"expected {(len(texts), self.dim)}"
+            )
+        return vectors
+
+    def _cached(self, keys: list[str]) -> dict[str, np.ndarray]:
+        if self._cache is None:
+            return {}
+        found: dict[str, np.ndarray] = {}
+        for key in keys:
+            raw = self._cache.get(key)
+            if raw is not None:
+                found[key] = np.frombuffer(raw, dtype=np.float32)
+        return found
+
+    def _key(self, text: str, role: Role) -> str:
+        return f"{self.name}|{role}|{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def _fastembed_dim(model: str) -> int:
+    from fastembed import TextEmbedding
+
+    try:
+        return TextEmbedding.get_embedding_size(model)
+    except ValueError:
+        raise ValueError(
+            f"unknown embedding model {model!r}: use {DEFAULT_MODEL!r} (offline) or a "
+            "name from fastembed.TextEmbedding.list_supported_models()"
+        ) from None
