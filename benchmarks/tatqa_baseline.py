@@ -145,8 +145,8 @@ def main() -> None:
     parser.add_argument(
         "--tables",
         choices=("rows", "pipes"),
-        default="rows",
-        help="how PoT sees tables: labelled rows (default) or the raw pipe table",
+        default="pipes",
+        help="how PoT sees tables: the pipe table (default, as ProgramOfThought) or labelled rows",
     )
     parser.add_argument(
         "--samples",

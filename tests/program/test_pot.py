@@ -65,19 +65,19 @@ def test_answer_text_formats_values() -> None:
     assert answer_text(ok({"2023": 1.5})) == "2023: 1.5"
 
 
-def test_tables_reach_the_model_as_labelled_rows(scripted_lm) -> None:
+def test_tables_reach_the_model_as_labelled_rows_when_asked(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 680 - 774")])
+    evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
+    with dspy.context(lm=lm):
+        ProgramOfThought(tables_as_rows=True)(question="Change?", evidence=evidence)
+    assert "Appliances: 2019 = 680; 2018 = 774" in lm.engine.prompt_text(0)
+
+
+def test_pipe_tables_by_default(scripted_lm) -> None:
     lm = scripted_lm([fenced("result = 680 - 774")])
     evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
     with dspy.context(lm=lm):
         ProgramOfThought()(question="Change?", evidence=evidence)
-    assert "Appliances: 2019 = 680; 2018 = 774" in lm.engine.prompt_text(0)
-
-
-def test_raw_tables_when_asked(scripted_lm) -> None:
-    lm = scripted_lm([fenced("result = 680 - 774")])
-    evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
-    with dspy.context(lm=lm):
-        ProgramOfThought(tables_as_rows=False)(question="Change?", evidence=evidence)
     assert "| Appliances | 680 | 774 |" in lm.engine.prompt_text(0)
 
 
