@@ -407,7 +407,9 @@ def test_qdrant_server_round_trip() -> None:
 def test_real_minilm_hybrid_search(tmp_path: Path) -> None:
     with PassageIndex.open(tmp_path / "index", Embedder.load(cache=False)) as index:
         index.add(corpus(), DOCUMENTS, progress=False)
-        hit = index.search("How much did Acme earn from selling its products in 2023?", k=1)[0]
-        assert hit.passage.page == 40
+        hits = index.search("How much did Acme earn from selling its products in 2023?", k=2)
+        # in the top 2, not necessarily first: an RRF tie (dense 1 + sparse 3 against dense 3 +
+        # sparse 1) is broken by the engine, and its order varied between runs
+        assert 40 in {hit.passage.page for hit in hits}
         filtered = index.search("revenue", k=5, filters=SearchFilters(company="bolt"))
         assert {h.passage.doc_id for h in filtered} == {"BOLT_2022_10K"}
