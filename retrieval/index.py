@@ -16,7 +16,6 @@ import hashlib
 import itertools
 import json
 import re
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from filingqa.retrieval.documents import DocType, Document, Passage, PassageKind
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion
 from filingqa.retrieval.lexical import BM25Encoder, SparseVector
+from filingqa.retrieval.metadata import normalise_company
 
 SearchMode = Literal["dense", "sparse", "hybrid"]
 Engine = Literal["edge", "local"]
@@ -45,8 +45,6 @@ _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "filingqa/passage")
 _PASSAGE_FIELDS = tuple(Passage.model_fields)
 _KEYWORD_FIELDS = ("doc_id", "company_key", "doc_type", "item_key", "kind")
 _INTEGER_FIELDS = ("fiscal_year", "fiscal_quarter")
-_SUFFIX_TEXT = "inc incorporated corp corporation co company ltd limited plc llc lp sa nv ag"
-_COMPANY_SUFFIXES = frozenset(_SUFFIX_TEXT.split())
 
 Condition = tuple[str, tuple[str | int, ...]]
 
@@ -62,16 +60,6 @@ class IndexLockedError(RuntimeError):
 def point_id(passage_id: str) -> str:
     """The deterministic Qdrant point id of a passage."""
     return str(uuid.uuid5(_NAMESPACE, passage_id))
-
-
-def company_key(name: str) -> str:
-    """A company name for matching: ``"The Coca-Cola Co."`` -> ``"coca cola"``."""
-    words = re.findall(r"[a-z0-9&]+", unicodedata.normalize("NFKC", name).casefold())
-    if words[:1] == ["the"] and len(words) > 1:
-        words = words[1:]
-    while len(words) > 1 and words[-1] in _COMPANY_SUFFIXES:
-        words.pop()
-    return " ".join(words)
 
 
 def item_key(item: str) -> str:
@@ -116,7 +104,7 @@ class SearchFilters(BaseModel):
     def conditions(self) -> list[Condition]:
         """``(payload key, accepted normalised values)`` pairs, one per field set."""
         fields: list[tuple[str, list[Any] | None, Callable[[Any], str | int]]] = [
-            ("company_key", self.company, company_key),
+            ("company_key", self.company, normalise_company),
             ("doc_id", self.doc_ids, str),
             ("doc_type", self.doc_type, str),
             ("fiscal_year", self.fiscal_year, int),
@@ -350,7 +338,7 @@ def _payload(passage: Passage, document: Document) -> dict[str, Any]:
         fiscal_quarter=document.fiscal_quarter,
         period_end=document.period_end.isoformat() if document.period_end else None,
         company_key=sorted(
-            {company_key(name) for name in (document.company, document.ticker) if name}
+            {normalise_company(name) for name in (document.company, document.ticker) if name}
         ),
         item_key=item_key(passage.item) if passage.item else None,
     )
