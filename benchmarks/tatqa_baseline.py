@@ -1,7 +1,9 @@
 """TAT-QA dev arithmetic with gold context: direct answer vs Program-of-Thought in the sandbox.
 
 Same backbone, same questions, one run. Each answer is scored by the strict judge's
-deterministic numeric stage against the gold (answer and scale). PoT is reported on its
+deterministic numeric stage against the gold (answer and scale). ``bare_prompt`` is the
+reference the foundation issue names: one plain user message (context, question, "write
+Python that stores the answer in `result`"), no signature, no repair. PoT is reported on its
 first program, after up to two self-repair rounds fed the sandbox's error (``pot``: one
 greedy sample, what ``filingqa ask`` runs), and as a self-consistency vote over
 ``--samples`` programs (``pot_voteN``; sample 0 is the greedy one, so one run measures both).
@@ -26,8 +28,10 @@ from tqdm import tqdm
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.metrics.judge import StrictJudge
+from filingqa.program.code_adapter import extract_code
 from filingqa.program.lm import adapter_for, get_lm
-from filingqa.program.pot import ProgramOfThought, answer_text
+from filingqa.program.pot import CODE_CONFIG, ProgramOfThought, answer_text
+from filingqa.sandbox import run_python
 from filingqa.signatures.direct import AnswerDirectly
 
 
@@ -56,6 +60,23 @@ def run_direct(record: QARecord, lm: dspy.LM) -> dict[str, Any]:
     except Exception as problem:  # a parse failure is a wrong answer, not a crash
         answer = f"<error: {type(problem).__name__}>"
     return {"answer": answer, **_cost(lm, before, started)}
+
+
+BARE_PROMPT = (
+    "{evidence}\n\nQuestion: {question}\n\n"
+    "Write Python code that computes the answer and stores it in a variable named `result`."
+)
+
+
+def run_bare_prompt(record: QARecord, lm: dspy.LM) -> dict[str, Any]:
+    """The reference bare prompt: one user message, the reply's code run in the sandbox."""
+    before, started = len(lm.history), time.perf_counter()
+    prompt = BARE_PROMPT.format(evidence=record.context_text(), question=record.question)
+    completion = lm(messages=[{"role": "user", "content": prompt}], **CODE_CONFIG)[0]
+    text = completion if isinstance(completion, str) else completion.get("text", "")
+    program = extract_code(text)
+    execution = run_python(program)
+    return {"answer": answer_text(execution), "program": program, **_cost(lm, before, started)}
 
 
 def run_pot(record: QARecord, lm: dspy.LM, tables_as_rows: bool, samples: int) -> dict[str, Any]:
@@ -123,10 +144,13 @@ def _summary(rows: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     }
 
 
-def _modes(direct: dict[str, Any], pot: dict[str, Any], samples: int) -> dict[str, Any]:
+def _modes(
+    direct: dict[str, Any], bare: dict[str, Any], pot: dict[str, Any], samples: int
+) -> dict[str, Any]:
     """Each reported setting with its answer and cost; ``pot`` is the greedy sample alone."""
     modes = {
         "direct": direct,
+        "bare_prompt": bare,
         "pot_first_program": {"answer": pot["first_answer"], **pot["first_cost"]},
         "pot": {"answer": pot["greedy_answer"], **pot["greedy"]},
     }
@@ -161,7 +185,8 @@ def main() -> None:
     judge = StrictJudge(lm=None)
     records = arithmetic_questions(args.limit, args.data_dir)
     checkpoint = args.json.with_suffix(".rows.jsonl")
-    done = _resume(checkpoint, {"lm": args.lm, "tables": args.tables, "samples": args.samples})
+    settings = {"lm": args.lm, "tables": args.tables, "samples": args.samples, "bare": True}
+    done = _resume(checkpoint, settings)
     with dspy.context(lm=lm):
         todo = [record for record in records if record.id not in done]
         for record in tqdm(todo, desc="tatqa", initial=len(done), total=len(records)):
@@ -172,8 +197,9 @@ def main() -> None:
                 ).score
 
             direct = run_direct(record, lm)
+            bare = run_bare_prompt(record, lm)
             pot = run_pot(record, lm, args.tables == "rows", args.samples)
-            modes = _modes(direct, pot, args.samples)
+            modes = _modes(direct, bare, pot, args.samples)
             for result in modes.values():
                 result["correct"] = score(result["answer"])
             row = {
