@@ -29,11 +29,13 @@ def extract_code(completion: str) -> str:
 class FencedCodeAdapter(dspy.ChatAdapter):
     """One user message laid out like a bare prompt; the single output is a fenced block.
 
-    The inputs come first, each as ``Label: value`` in the signature's field order (put the
-    evidence before the question), then the signature's instructions; there is no system
-    message. On TAT-QA dev arithmetic (first 40, gold context) the 1.5B model scored 26/40
-    both with this layout and with a hand-written bare prompt, and 24/40 with DSPy's usual
-    system-message layout, where it often wrote one-line programs that took the wrong cells.
+    The first input field (the evidence) comes first as it is, the others follow as
+    ``Label: value`` in the signature's field order, then the signature's instructions;
+    there is no system message. For :class:`~filingqa.signatures.pot.WriteProgram` this is
+    exactly the bare prompt the foundation issue measured. On TAT-QA dev arithmetic (gold
+    context) the 1.5B model scored 24/40 with DSPy's usual system-message layout (it often
+    wrote one-line programs that took the wrong cells), 26/40 with this layout, and 52/78
+    with the first field labelled ``Evidence:`` where the bare prompt scored 55/78.
     Field names are not shown as identifiers: small models otherwise treat an input such as
     ``evidence`` as a Python variable or a file their code can read. Demos are earlier
     user/assistant turns of the same shape.
@@ -65,10 +67,14 @@ class FencedCodeAdapter(dspy.ChatAdapter):
 
     def _request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
         sections = []
-        for name, field in signature.input_fields.items():
-            if name in inputs:
-                label = name.replace("_", " ").capitalize()
-                value = str(format_field_value(field, inputs[name]))
+        for position, (name, field) in enumerate(signature.input_fields.items()):
+            if name not in inputs:
+                continue
+            value = str(format_field_value(field, inputs[name]))
+            label = name.replace("_", " ").capitalize()
+            if position == 0:  # the material the task is about, as a bare prompt shows it
+                sections.append(value)
+            else:
                 sections.append(f"{label}:\n{value}" if "\n" in value else f"{label}: {value}")
         sections.append(" ".join(textwrap.dedent(signature.instructions).split()))
         return "\n\n".join(sections)

@@ -26,11 +26,11 @@ def test_predict_with_fenced_adapter_returns_the_code(scripted_lm) -> None:
         prediction = dspy.Predict(WriteProgram)(question="Double it?", evidence="Revenue 10")
     assert prediction.program == "revenue = 10.0\nresult = revenue * 2"
     prompt = lm.engine.prompt_text(0)
-    assert "Evidence: Revenue 10" in prompt
+    assert "Revenue 10\n\nQuestion: Double it?" in prompt
     assert "[[ ##" not in prompt  # field names are not presented as identifiers
 
 
-def test_the_request_is_one_user_message_evidence_question_then_instruction(
+def test_the_request_is_the_bare_prompt_evidence_question_instruction(
     scripted_lm,
 ) -> None:
     lm = scripted_lm(["```python\nresult = 1\n```"])
@@ -39,7 +39,7 @@ def test_the_request_is_one_user_message_evidence_question_then_instruction(
     (message,) = lm.engine.requests[0].messages
     assert message.role == "user"
     assert message.text == (
-        "Evidence:\n| Revenue | 10 |\n| Cost | 4 |\n\nQuestion: Double it?\n\n"
+        "| Revenue | 10 |\n| Cost | 4 |\n\nQuestion: Double it?\n\n"
         "Write Python code that computes the answer and stores it in a variable named `result`."
     )
 
