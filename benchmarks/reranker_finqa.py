@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from filingqa.datasets.finqa import finqa_number
 from filingqa.datasets.records import QARecord
 from filingqa.datasets.registry import load_dataset
+from filingqa.evaluation.retrieval import finqa_dev_facts
 from filingqa.optimizers.train_reranker import (
     DEFAULT_TRAIN_SPECS,
     TRAINING_FILE,
@@ -38,6 +38,7 @@ from filingqa.optimizers.train_reranker import (
     TrainParams,
     pooled_corpus,
     recall_at,
+    record_document,
     record_passages,
     train_reranker,
 )
@@ -47,78 +48,23 @@ from filingqa.retrieval.fusion import reciprocal_rank_fusion
 from filingqa.retrieval.ingest import document_from_name
 from filingqa.retrieval.rerank import Candidate, Reranker, page_key
 
+Ranker = Callable[[str], list[str]]
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "reranker_finqa.json"
 KS = (5, 10)
 
-RowKey = tuple[str, tuple[float | None, ...]]
-Ranker = Callable[[str], list[str]]
-
-
-def _text_key(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .")
-
-
-def row_key(row: Sequence[str]) -> RowKey:
-    """A table row compared by label and numeric values ("$ -633 ( 633 )" == "-633")."""
-    return _text_key(row[0]) if row else "", tuple(finqa_number(c) for c in row[1:])
-
-
-def _row_ids(record: QARecord, passages: dict[str, str]) -> dict[RowKey, str]:
-    rows = record.context.tables[0].rows if record.context and record.context.tables else []
-    ids = [pid for pid in passages if ":table0." in pid]
-    return {row_key(row): pid for row, pid in reversed(list(zip(rows, ids, strict=True)))}
-
-
-def _sentence_ids(passages: dict[str, str]) -> dict[str, str]:
-    return {_text_key(text): pid for pid, text in passages.items() if ":text" in pid}
-
-
-def gold_from_original(original: QARecord, target: QARecord) -> set[str]:
-    """dev_sample200 gold facts as passage ids of the dev848 record ``target``."""
-    passages = {p.id: p.text for p in record_passages(target)}
-    rows, sentences = _row_ids(target, passages), _sentence_ids(passages)
-    table = original.context.tables[0].rows
-    paragraphs = {p.id: p.text for p in original.context.paragraphs}
-    gold = set()
-    for evidence in original.evidence:
-        gold |= {rows[k] for k in (row_key(table[i]) for i in evidence.table_rows) if k in rows}
-        keys = (_text_key(paragraphs[t]) for t in evidence.text_ids if t in paragraphs)
-        gold |= {sentences[k] for k in keys if k in sentences}
-    return gold
-
-
-def gold_from_conversation(turn: QARecord, target: QARecord) -> set[str]:
-    """A ConvFinQA first turn's gold (table rows but the header, gold sentences) in dev848."""
-    passages = {p.id: p.text for p in record_passages(target)}
-    rows = _row_ids(target, passages)
-    table = turn.context.tables[0].rows if turn.context and turn.context.tables else []
-    gold = set()
-    for evidence in turn.evidence:
-        keys = (row_key(table[i]) for i in evidence.table_rows if i > 0)
-        gold |= {rows[k] for k in keys if k in rows}
-        if not evidence.table_rows:
-            flat = _text_key(evidence.text)
-            gold |= {
-                pid for key, pid in _sentence_ids(passages).items() if len(key) > 20 and key in flat
-            }
-    return gold
-
 
 def dev_gold(records: Sequence[QARecord], data_dir: str | None) -> dict[str, set[str]]:
-    """Gold passage ids per dev848 question id, where a dev copy with facts has them."""
+    """Gold passage ids (one row or sentence each, as ``record_passages`` names them) per
+    dev848 question id, where a dev copy with facts has them."""
     by_id = {r.id: r for r in records}
-    gold: dict[str, set[str]] = {}
-    for turn in load_dataset("convfinqa:dev", data_dir):
-        meta = turn.meta
-        if meta["kind"] == "Single" and meta["turn"] == 0 and meta["finqa_id"] in by_id:
-            found = gold_from_conversation(turn, by_id[meta["finqa_id"]])
-            if found:
-                gold[meta["finqa_id"]] = found
-    for original in load_dataset("finqa:dev_sample200", data_dir):
-        if original.id in by_id:
-            found = gold_from_original(original, by_id[original.id])
-            if found:
-                gold[original.id] = found
+    gold = {}
+    for qid, facts in finqa_dev_facts(records, data_dir).items():
+        doc_id = record_document(by_id[qid]).doc_id
+        prefix = f"{doc_id}:p{record_passages(by_id[qid])[0].page}"
+        gold[qid] = {
+            f"{prefix}:table0.{f.row}" if f.row is not None else f"{prefix}:text{f.paragraph}"
+            for f in facts
+        }
     return gold
 
 

@@ -11,6 +11,14 @@ company, so the company features get trained. LightGBM LambdaRank is cross-valid
 document and then fit on everything; the artifact is ``model.txt`` + ``features.json`` +
 ``training.json`` (data file hashes, counts, parameters, cross-validation, feature gains).
 
+The shipped model is trained the second way, :func:`train_reranker_on_pipeline`: each
+training split is indexed as the product indexes it and searched by the product's own
+:class:`~filingqa.retrieval.search.FilingSearch` (hybrid, filters, hierarchical); the
+candidates it hands its reranker (kept by :class:`CandidateRecorder`) form the group, and
+those holding a gold fact, paragraph or table are the positives. Training on what search
+really returns beat the in-memory groups on FinQA dev (Recall@5 at the product's passage
+granularity 81.1 vs 79.2, same data), and adding TAT-QA dev took it to 83.4.
+
 Data hygiene: :func:`check_hygiene` refuses training records whose documents appear in an
 evaluated split (FinQA dev and ConvFinQA dev share 177 of ConvFinQA's 178 report pages).
 """
@@ -40,21 +48,29 @@ from filingqa.retrieval.lexical import tokenize
 from filingqa.retrieval.rerank import (
     FEATURE_NAMES,
     Candidate,
+    QueryInfo,
     Reranker,
+    analyse_query,
+    candidate_documents,
     feature_matrix,
     page_key,
+    query_companies,
 )
 
 if TYPE_CHECKING:
     import lightgbm
 
+    from filingqa.evaluation.retrieval import EvalQuery
     from filingqa.retrieval.embedder import Embedder
+    from filingqa.retrieval.search import FilingSearch, SearchSettings
 
 Mode = Literal["dense", "sparse", "hybrid"]
+Source = Literal["memory", "pipeline"]
 View = Literal["facts", "windows"]
 VIEWS: tuple[View, ...] = ("facts", "windows")
 
 DEFAULT_TRAIN_SPECS: tuple[str, ...] = ("finqa:train_sample100",)
+DEFAULT_PIPELINE_SPECS: tuple[str, ...] = ("finqa:train_sample100", "tatqa:dev")
 DEFAULT_EVAL_SPECS: tuple[str, ...] = ("finqa:dev848", "finqa:dev_sample200", "convfinqa:dev")
 DEFAULT_DEPTH = 50
 DEFAULT_PAGES = 10
@@ -638,17 +654,19 @@ class TrainingReport(BaseModel):
     train_specs: list[str]
     eval_specs: list[str]
     data_files: dict[str, dict[str, str]]
+    source: Source = "memory"
     queries: int = Field(description="training questions read")
     groups: int = Field(description="questions with a gold passage in their pool")
     candidates: int
     positives: int
-    negatives_by_reason: dict[str, int]
+    negatives_by_reason: dict[str, int] = Field(default_factory=dict)
     depth: int
-    pages: int
-    views: list[View]
-    name_companies: bool
+    pages: int | None = Field(default=None, description="memory: top pages added")
+    views: list[View] = Field(default_factory=list)
+    name_companies: bool = False
+    search: dict[str, Any] | None = Field(default=None, description="pipeline: SearchSettings")
     params: TrainParams
-    negatives: NegativeSettings
+    negatives: NegativeSettings | None = None
     cross_validation: FoldScores
     feature_gain: dict[str, float]
 
@@ -705,7 +723,6 @@ def train_reranker(
     cv = cross_validate(groups, params, folds)
     booster = fit(groups, params)
     Reranker(booster).save(out_dir)
-    gains = booster.feature_importance(importance_type="gain")
     report = TrainingReport(
         out_dir=str(out_dir),
         train_specs=list(train_specs),
@@ -723,9 +740,158 @@ def train_reranker(
         params=params,
         negatives=negatives,
         cross_validation=cv,
-        feature_gain={n: round(float(v), 3) for n, v in zip(FEATURE_NAMES, gains, strict=True)},
+        feature_gain=_gains(booster),
     )
+    return _save_report(report, out_dir)
+
+
+def _save_report(report: TrainingReport, out_dir: Path) -> TrainingReport:
     (out_dir / TRAINING_FILE).write_text(
         json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
     )
     return report
+
+
+def _gains(booster: lightgbm.Booster) -> dict[str, float]:
+    gains = booster.feature_importance(importance_type="gain")
+    return {n: round(float(v), 3) for n, v in zip(FEATURE_NAMES, gains, strict=True)}
+
+
+# --- groups from the product's search pipeline --------------------------------------------
+
+
+class CandidateRecorder(Reranker):
+    """Keeps the candidates (and companies) the search pipeline hands its reranker and keeps
+    their fused order, so training sees exactly what :class:`FilingSearch` produces."""
+
+    def __init__(self) -> None:
+        super().__init__(dedup_threshold=None, promote_k=None)
+        self.candidates: list[Candidate] = []
+        self.companies: Sequence[str] | None = None
+
+    def rerank(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        *,
+        companies: Sequence[str] | None = None,
+        info: QueryInfo | None = None,
+    ) -> list[Candidate]:
+        """Record ``candidates`` and ``companies``; return the fused order."""
+        self.candidates = list(candidates)
+        self.companies = companies
+        return super().rerank(query, candidates, companies=companies, info=info)
+
+
+def pipeline_groups(queries: Sequence[EvalQuery], search: FilingSearch) -> list[Group]:
+    """One LambdaRank group per query from the candidates ``search`` (with the reranker
+    stage on) reranks, labelled 1 where a candidate satisfies one of the query's targets;
+    queries without a positive candidate are left out."""
+    from filingqa.retrieval.search import FilingSearch
+
+    recorder = CandidateRecorder()
+    settings = search.settings.model_copy(update={"rerank": True})
+    pipeline = FilingSearch(search.index, search.metadata, recorder, settings)
+    groups = []
+    for query in queries:
+        pipeline.ranked(query.question, k=1)
+        candidates = recorder.candidates
+        labels = np.asarray(
+            [float(any(t.found_in(c.passage) for t in query.targets)) for c in candidates]
+        )
+        if not labels.any():
+            continue
+        companies = recorder.companies
+        if companies is None:
+            companies = query_companies(query.question, candidate_documents(candidates))
+        info = analyse_query(query.question, companies)
+        matrix = feature_matrix(query.question, candidates, info)
+        gold = frozenset(c.passage.id for c, y in zip(candidates, labels, strict=True) if y)
+        training = TrainingQuery(
+            id=query.id, question=query.question, doc_id=query.targets[0].doc_id, gold=gold
+        )
+        groups.append(Group(training, candidates, len(candidates), matrix, labels))
+    return groups
+
+
+def pipeline_training_groups(
+    train_specs: Sequence[str],
+    *,
+    eval_specs: Sequence[str] = DEFAULT_EVAL_SPECS,
+    data_dir: Path | None = None,
+    settings: SearchSettings | None = None,
+    progress: bool = False,
+) -> tuple[list[Group], int]:
+    """:func:`pipeline_groups` of every ``train_specs`` split, each indexed on its own
+    (:func:`ensure_index`, reused when built), and the number of questions read.
+
+    Raises:
+        DataLeakError: a training document or question is in one of ``eval_specs``.
+    """
+    from filingqa.evaluation.retrieval import dataset_queries, ensure_index
+    from filingqa.retrieval.search import FilingSearch
+
+    evaluated = [r for spec in eval_specs for r in load_dataset(spec, data_dir)]
+    groups: list[Group] = []
+    total = 0
+    for spec in train_specs:
+        check_hygiene(load_dataset(spec, data_dir), evaluated)
+        queries = dataset_queries(spec, data_dir)
+        total += len(queries)
+        location = Path(ensure_index(spec, data_dir, progress).location)
+        search = FilingSearch.open(location, reranker=None, settings=settings)
+        try:
+            groups += pipeline_groups(queries, search)
+        finally:
+            search.close()
+    return groups, total
+
+
+def train_reranker_on_pipeline(
+    train_specs: Sequence[str] = DEFAULT_PIPELINE_SPECS,
+    out_dir: Path | None = None,
+    *,
+    eval_specs: Sequence[str] = DEFAULT_EVAL_SPECS,
+    data_dir: Path | None = None,
+    settings: SearchSettings | None = None,
+    params: TrainParams | None = None,
+    folds: int = 5,
+    progress: bool = False,
+) -> TrainingReport:
+    """Train the reranker on what the product's search returns for ``train_specs``.
+
+    Each spec's contexts are indexed together (:func:`ensure_index`, reused when built) and
+    searched with ``settings`` (default: hybrid, filters, hierarchical); candidates that
+    hold a gold fact, paragraph or table (:func:`record_targets`) are the positives.
+
+    Raises:
+        DataLeakError: a training document or question is in one of ``eval_specs``.
+    """
+    from filingqa.retrieval.search import SearchSettings
+
+    params = params or TrainParams()
+    settings = settings or SearchSettings()
+    out_dir = out_dir or default_artifact_dir()
+    groups, total = pipeline_training_groups(
+        train_specs, eval_specs=eval_specs, data_dir=data_dir, settings=settings, progress=progress
+    )
+    cv = cross_validate(groups, params, folds)
+    booster = fit(groups, params)
+    Reranker(booster).save(out_dir)
+    report = TrainingReport(
+        out_dir=str(out_dir),
+        train_specs=list(train_specs),
+        eval_specs=list(eval_specs),
+        data_files=split_hashes([*train_specs, *eval_specs], data_dir),
+        source="pipeline",
+        queries=total,
+        groups=len(groups),
+        candidates=sum(len(g.candidates) for g in groups),
+        positives=int(sum(g.labels.sum() for g in groups)),
+        depth=settings.candidates,
+        search=settings.model_dump(),
+        params=params,
+        cross_validation=cv,
+        feature_gain=_gains(booster),
+    )
+    return _save_report(report, out_dir)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -25,6 +26,7 @@ def normalise(text: str) -> list[str]:
     return re.findall(r"[a-z]+|\d+(?:\.\d+)?", text)
 
 
+@lru_cache(maxsize=100_000)
 def shingles(text: str, size: int = DEFAULT_SHINGLE) -> frozenset[tuple[str, ...]]:
     """The set of ``size``-word shingles of ``text`` (the whole text if it is shorter)."""
     words = normalise(text)

@@ -120,12 +120,18 @@ class SearchFilters(BaseModel):
 
 
 class Hit(BaseModel):
-    """One search result: ``score`` is the RRF score in hybrid mode, else the engine's."""
+    """One search result: ``score`` is the RRF score in hybrid mode, else the engine's.
+
+    Ranks (1-based) and scores (cosine, BM25) are the passage's in the dense and sparse
+    lists; None when it did not make that list.
+    """
 
     passage: Passage
     score: float
     dense_rank: int | None = None
     sparse_rank: int | None = None
+    dense_score: float | None = None
+    sparse_score: float | None = None
 
 
 class AddReport(BaseModel):
@@ -276,9 +282,17 @@ class PassageIndex:
                 (pid, score, rank if mode == DENSE else None, rank if mode == SPARSE else None)
                 for rank, (pid, score) in enumerate(ranked[mode][:k], start=1)
             ]
+        list_scores = {name: dict(ranked.get(name, [])) for name in (DENSE, SPARSE)}
         payloads = self._store.payloads([pid for pid, *_ in scored])
         return [
-            Hit(passage=_passage(payloads[pid]), score=score, dense_rank=dr, sparse_rank=sr)
+            Hit(
+                passage=_passage(payloads[pid]),
+                score=score,
+                dense_rank=dr,
+                sparse_rank=sr,
+                dense_score=list_scores[DENSE].get(pid),
+                sparse_score=list_scores[SPARSE].get(pid),
+            )
             for pid, score, dr, sr in scored
             if pid in payloads
         ]

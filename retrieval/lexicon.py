@@ -196,6 +196,7 @@ def periods(text: str) -> list[PeriodRef]:
     return find_periods(text)
 
 
+@lru_cache(maxsize=100_000)
 def quarters(text: str) -> frozenset[tuple[int, int]]:
     """``(year, quarter)`` of every quarter named with a year ("Q2 FY2024" → (2024, 2))."""
     return frozenset(

@@ -517,13 +517,16 @@ class MetadataStore:
         return cls(snapshot.documents, snapshot.calendars)
 
     def save(self, directory: Path) -> Path:
-        """Write ``<directory>/metadata.json`` (creating the directory); returns its path."""
+        """Write ``<directory>/metadata.json`` atomically (creating the directory); returns
+        its path."""
         directory.mkdir(parents=True, exist_ok=True)
         snapshot = _Snapshot(
             documents=list(self._records.values()), calendars=list(self._calendars.values())
         )
         path = directory / self.FILENAME
-        path.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
+        staged = path.with_suffix(".tmp")
+        staged.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
+        staged.replace(path)  # readers never see a half-written file
         return path
 
     def records(self) -> list[DocumentRecord]:
@@ -549,6 +552,35 @@ class MetadataStore:
             for company in companies
         }
         return next(iter(near)) if len(near) == 1 else None
+
+    def companies_in(self, text: str) -> list[str]:
+        """The stored companies ``text`` names, in order of first mention.
+
+        Runs of one to four words are compared as :func:`normalise_company` keys with the
+        aliases (names, doc_name keys, registrants, tickers); an alias of three characters
+        or fewer ("V", "MMM", "3M") must appear as a word of its own in capitals.
+        """
+        found: dict[str, None] = {}
+        for words in _word_runs(text):
+            key = normalise_company(" ".join(words))
+            if len(key) <= 3 and (len(words) > 1 or words[0] != words[0].upper()):
+                continue
+            companies = self._aliases.get(key, set())
+            if len(companies) == 1:
+                found.setdefault(next(iter(companies)), None)
+        return list(found)
+
+    def calendars(self) -> list[FiscalCalendar]:
+        """Every company's fiscal calendar."""
+        return list(self._calendars.values())
+
+    def merged(self, newer: MetadataStore) -> MetadataStore:
+        """This store updated by ``newer``: its documents and calendars replace same-id ones."""
+        records = {r.document.doc_id: r for r in self.records()}
+        records |= {r.document.doc_id: r for r in newer.records()}
+        calendars = {c.company: c for c in self.calendars()}
+        calendars |= {c.company: c for c in newer.calendars()}
+        return MetadataStore(records.values(), calendars.values())
 
     def calendar(self, company: str) -> FiscalCalendar | None:
         """The fiscal calendar of ``company`` (any spelling :meth:`company` accepts)."""
@@ -585,6 +617,17 @@ class MetadataStore:
             readings = [_reading(canonical, cal, docs, ref, n) for n in (cal.naming, other)]
             resolutions.append(min(readings, key=lambda r: r[0])[1])
         return resolutions
+
+
+def _word_runs(text: str, longest: int = 4) -> list[tuple[str, ...]]:
+    """Runs of 1..``longest`` consecutive words of ``text`` (possessives dropped), by start."""
+    words = re.findall(r"[A-Za-z0-9&]+", re.sub(r"['’]s?\b", "", text))
+    return [
+        tuple(words[start : start + size])
+        for start in range(len(words))
+        for size in range(1, longest + 1)
+        if start + size <= len(words)
+    ]
 
 
 def _reading(

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.txt"
 FEATURES_FILE = "features.json"
 FEATURE_VERSION = 3
+PREDICT_THREADS = 1
+"""One query's few hundred rows score fastest on one thread (no pool start-up or spinning)."""
 
 FEATURE_NAMES: tuple[str, ...] = (
     "dense_score",
@@ -333,13 +335,14 @@ def feature_matrix(
 ) -> np.ndarray:
     """``(len(candidates), len(FEATURE_NAMES))`` float64 features of one candidate list
     (``info`` defaults to the query with the companies it names among the candidates')."""
-    info = info or analyse_query(query, query_companies(query, _documents(candidates)))
+    info = info or analyse_query(query, query_companies(query, candidate_documents(candidates)))
     stats = list_stats(candidates)
     rows = [features(query, info, c, stats) for c in candidates]
     return np.asarray(rows, dtype=np.float64).reshape(len(candidates), len(FEATURE_NAMES))
 
 
-def _documents(candidates: Sequence[Candidate]) -> list[Document]:
+def candidate_documents(candidates: Sequence[Candidate]) -> list[Document]:
+    """The distinct documents of ``candidates``."""
     distinct = {c.document.doc_id: c.document for c in candidates if c.document}
     return list(distinct.values())
 
@@ -443,7 +446,8 @@ class Reranker:
         if self.booster is None:
             ranks = [math.inf if c.fused_rank is None else c.fused_rank for c in candidates]
             return -np.asarray(ranks, dtype=np.float64)
-        return np.asarray(self.booster.predict(feature_matrix(query, candidates, info)))
+        matrix = feature_matrix(query, candidates, info)
+        return np.asarray(self.booster.predict(matrix, num_threads=PREDICT_THREADS))
 
     def rerank(
         self,
@@ -464,7 +468,7 @@ class Reranker:
             ranked = fused_order(candidates)
         else:
             if companies is None:
-                companies = query_companies(query, _documents(candidates))
+                companies = query_companies(query, candidate_documents(candidates))
             info = info or analyse_query(query, companies)
             order = np.argsort(-self.scores(query, candidates, info), kind="stable")
             ranked = [candidates[i] for i in order]

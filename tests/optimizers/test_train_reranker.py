@@ -33,7 +33,7 @@ from filingqa.optimizers.train_reranker import (
 from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.lexical import tokenize
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.rerank import FEATURE_NAMES, Reranker
 
 FAST = TrainParams(num_boost_round=30, min_data_in_leaf=5, num_threads=1)
 
@@ -266,3 +266,79 @@ def test_convfinqa_dev_is_refused_as_training_data(shared_data_dir: Path, tmp_pa
             data_dir=shared_data_dir,
             embedder=fake_embedder(),
         )
+
+
+def pipeline_search(tickers: list[str]):
+    """An in-memory index of the company pools' passages behind the search pipeline."""
+    from filingqa.retrieval.index import PassageIndex
+    from filingqa.retrieval.search import FilingSearch, SearchSettings
+
+    embedder = fake_embedder()
+    index = PassageIndex.open(":memory:", embedder)
+    queries = []
+    for ticker in tickers:
+        hybrid, pool = company_pool(ticker, embedder)
+        index.add(hybrid.passages, hybrid.documents.values(), progress=False)
+        queries += pool
+    return FilingSearch(index, None, None, SearchSettings(candidates=9, documents=2)), queries
+
+
+def eval_queries(queries: list[TrainingQuery]):
+    from filingqa.evaluation.retrieval import EvalQuery, Target
+
+    return [
+        EvalQuery(
+            id=q.id,
+            question=q.question,
+            targets=(Target(doc_id=q.doc_id, terms=frozenset(tokenize("revenue grew"))),),
+        )
+        for q in queries
+    ]
+
+
+def test_candidate_recorder_keeps_what_the_pipeline_hands_it_in_fused_order() -> None:
+    from filingqa.optimizers.train_reranker import CandidateRecorder
+    from filingqa.retrieval.search import FilingSearch
+
+    search, queries = pipeline_search(["T0"])
+    recorder = CandidateRecorder()
+    pipeline = FilingSearch(search.index, None, recorder, search.settings)
+    ranked = pipeline.ranked(queries[0].question, k=3)
+    assert len(recorder.candidates) >= 3
+    assert [r.passage.id for r in ranked] == [c.passage.id for c in recorder.candidates[:3]]
+    assert [c.fused_rank for c in recorder.candidates] == sorted(
+        c.fused_rank for c in recorder.candidates
+    )
+
+
+def test_pipeline_groups_label_the_candidates_holding_a_target() -> None:
+    from filingqa.optimizers.train_reranker import pipeline_groups
+
+    search, queries = pipeline_search(["T0", "T1"])
+    groups = pipeline_groups(eval_queries(queries), search)
+    assert len(groups) == len(queries)
+    for group in groups:
+        positives = {c.passage.id for c, y in zip(group.candidates, group.labels, strict=True) if y}
+        assert positives == group.query.gold == {f"{group.query.doc_id}:t0"}
+        assert group.features.shape == (len(group.candidates), len(FEATURE_NAMES))
+        assert group.retrieved == len(group.candidates)
+
+
+def pipeline_groups_for(tickers: list[str]):
+    """Pipeline groups of each company's pool, searched on its own (questions name no
+    company, so pooled companies could not be told apart)."""
+    from filingqa.optimizers.train_reranker import pipeline_groups
+
+    out = []
+    for ticker in tickers:
+        search, queries = pipeline_search([ticker])
+        out += pipeline_groups(eval_queries(queries), search)
+    return out
+
+
+def test_a_reranker_fit_on_pipeline_groups_finds_the_year_the_text_cannot() -> None:
+    train = pipeline_groups_for([f"T{i}" for i in range(8)])
+    test = pipeline_groups_for([f"H{i}" for i in range(4)])
+    reranker = Reranker(fit(train, FAST))
+    assert top1(test, reranker) == 1.0
+    assert top1(test, None) < 0.7

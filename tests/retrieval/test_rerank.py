@@ -17,6 +17,7 @@ from filingqa.retrieval.rerank import (
     Candidate,
     Reranker,
     analyse_query,
+    candidate_documents,
     feature_matrix,
     features,
     from_hits,
@@ -128,6 +129,16 @@ def test_query_companies_come_from_the_candidates_documents() -> None:
     items = [candidate(passage("a", "Net sales 2019"), 1), candidate(passage("b", "x"), 2, BETA)]
     matrix = feature_matrix("Acme net sales", items)
     assert list(matrix[:, FEATURE_NAMES.index("company_match")]) == [1.0, 0.0]
+
+
+def test_candidate_documents_are_distinct_and_skip_unknown() -> None:
+    items = [
+        candidate(passage("a", "x"), 1),
+        candidate(passage("b", "y"), 2, BETA),
+        candidate(passage("c", "z"), 3),
+        candidate(passage("d", "w"), 4, None),
+    ]
+    assert candidate_documents(items) == [ACME, BETA]
 
 
 def test_from_hits_takes_ranks_and_documents() -> None:

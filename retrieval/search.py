@@ -1,0 +1,364 @@
+"""The search pipeline the program calls: query → scoped hybrid search → documents → rerank.
+
+1. Scope: the companies the query (or the ``company`` argument) names and the periods it
+   (or ``period``) states are resolved through the :class:`MetadataStore` to filings; the
+   search runs on those, widening to the companies' filings and then to everything when the
+   narrower scope gives fewer than ``k`` passages.
+2. Hybrid search (dense MiniLM + BM25, RRF) for ``candidates`` passages.
+3. Hierarchical (HiREC-style): documents are ranked by the RRF mass of their passages, and
+   the passages of the best ``documents`` filings are searched again and fused in.
+4. Rerank: every candidate gets the features the reranker was trained with (dense and BM25
+   scores, also where it missed one list; its page's BM25 score and rank), then the
+   LightGBM reranker orders them, drops near-duplicate boilerplate and promotes parents.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from filingqa.retrieval.corpus import default_index_dir, state_dir_for
+from filingqa.retrieval.documents import Document, Passage
+from filingqa.retrieval.embedder import Embedder
+from filingqa.retrieval.fusion import reciprocal_rank_fusion, rrf_term
+from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scores
+from filingqa.retrieval.index import Hit, PassageIndex, SearchFilters, SearchMode
+from filingqa.retrieval.metadata import MetadataStore
+from filingqa.retrieval.rerank import Candidate, Reranker, page_key
+
+Mode = Literal["bm25", "dense", "hybrid"]
+ReRankerChoice = Reranker | Path | None | Literal["default"]
+
+_INDEX_MODES: dict[Mode, SearchMode] = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}
+
+
+class SearchSettings(BaseModel):
+    """How :class:`FilingSearch` ranks: each stage can be switched off for ablations."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: Mode = "hybrid"
+    filters: bool = Field(default=True, description="company/period filters from the question")
+    hierarchical: bool = Field(default=True, description="top documents first, then passages")
+    rerank: bool = Field(default=True, description="LightGBM reranker, dedup, parent promotion")
+    candidates: int = Field(default=50, ge=1, description="passages per first-stage search")
+    documents: int = Field(default=5, ge=1, description="documents searched again")
+
+
+class RankedPassage(BaseModel):
+    """A passage as the pipeline ranked it; ``why`` says which stages put it there.
+
+    ``score`` is its first-stage (RRF) score; the list it comes in is in the final order.
+    Ranks and scores are from the search that found it (None: it was not in that list;
+    a computed score may stand in for a list it missed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    passage: Passage
+    document: Document | None = None
+    score: float
+    dense_rank: int | None = None
+    sparse_rank: int | None = None
+    dense_score: float | None = None
+    sparse_score: float | None = None
+    why: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """One search scope: the filter (None: everything) and how it reads."""
+
+    filters: SearchFilters | None
+    label: str
+
+
+class FilingSearch:
+    """Ranked passages from a :class:`PassageIndex`; a ``SearchHandle`` for the program."""
+
+    def __init__(
+        self,
+        index: PassageIndex,
+        metadata: MetadataStore | None,
+        reranker: Reranker | None,
+        settings: SearchSettings | None = None,
+    ) -> None:
+        self.index = index
+        self.metadata = metadata
+        self.reranker = reranker
+        self.settings = settings or SearchSettings()
+
+    @classmethod
+    def open(
+        cls,
+        index: str | Path | None = None,
+        *,
+        metadata: MetadataStore | None = None,
+        reranker: ReRankerChoice = "default",
+        settings: SearchSettings | None = None,
+        embedder: Embedder | None = None,
+    ) -> FilingSearch:
+        """Open the index at ``index`` (default: :func:`default_index_dir`) for searching.
+
+        ``metadata`` defaults to the store saved next to the index by ``filingqa index``;
+        ``reranker`` to the trained one (``filingqa.optimizers.train_reranker``). Missing
+        either, search works without it and warns once.
+        """
+        location = index if index is not None else default_index_dir()
+        opened = PassageIndex.open(location, embedder)
+        if metadata is None:
+            metadata = _saved_metadata(location)
+        return cls(opened, metadata, load_reranker(reranker), settings)
+
+    def with_settings(self, **changes: object) -> FilingSearch:
+        """The same index, metadata and reranker with other settings (for ablations).
+
+        The index is shared: close it once, through any of them.
+        """
+        settings = SearchSettings.model_validate(self.settings.model_dump() | changes)
+        return FilingSearch(self.index, self.metadata, self.reranker, settings)
+
+    def close(self) -> None:
+        """Release the index."""
+        self.index.close()
+
+    def search(
+        self, query: str, *, k: int = 8, company: str | None = None, period: str | None = None
+    ) -> list[Passage]:
+        """The ``k`` best passages for ``query`` (``SearchHandle``)."""
+        return [r.passage for r in self.ranked(query, k=k, company=company, period=period)]
+
+    def ranked(
+        self,
+        query: str,
+        *,
+        k: int = 8,
+        company: str | None = None,
+        period: str | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> list[RankedPassage]:
+        """The ``k`` best passages with their scores and the reasons for their rank.
+
+        ``doc_ids`` restricts the search to those filings (no widening).
+        """
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        if doc_ids is not None and not doc_ids:
+            return []
+        companies = self._companies(query, company)
+        scopes = self._scopes(query, companies, period, doc_ids)
+        found = self._first_stage(query, scopes, k)
+        if self.settings.hierarchical and found:
+            found = self._hierarchical(query, found)
+        candidates = self._candidates(query, found)
+        order = self._order(query, candidates, companies)
+        by_id = {f.hit.passage.id: f for f in found}
+        return [_ranked(c, by_id[c.passage.id], rank) for rank, c in enumerate(order[:k], 1)]
+
+    # --- scope ----------------------------------------------------------------------------
+
+    def _companies(self, query: str, company: str | None) -> list[str]:
+        """The stored companies the question is about (the argument first, else the query)."""
+        if self.metadata is None or not self.settings.filters:
+            return []
+        if company:
+            named = self.metadata.company(company)
+            return [named] if named else []
+        return self.metadata.companies_in(query)
+
+    def _scopes(
+        self,
+        query: str,
+        companies: list[str],
+        period: str | None,
+        doc_ids: Sequence[str] | None,
+    ) -> list[_Scope]:
+        """From narrowest to widest: filings of the period, of the companies, everything."""
+        if doc_ids is not None:
+            return [_Scope(SearchFilters(doc_ids=list(doc_ids)), f"{len(doc_ids)} given filings")]
+        scopes: list[_Scope] = []
+        if companies and self.metadata is not None:
+            names = ", ".join(companies)
+            in_period = _period_doc_ids(self.metadata, companies, period or query)
+            if in_period:
+                label = f"{names}, period filings {', '.join(in_period)}"
+                scopes.append(_Scope(SearchFilters(doc_ids=in_period), label))
+            all_docs = [d.doc_id for c in companies for d in self.metadata.documents(c)]
+            if all_docs and set(all_docs) != set(in_period):
+                scopes.append(_Scope(SearchFilters(doc_ids=all_docs), f"{names}, all filings"))
+        scopes.append(_Scope(None, "all filings"))
+        return scopes
+
+    def _first_stage(self, query: str, scopes: list[_Scope], k: int) -> list[_Found]:
+        """Hits of the narrowest scope, topped up from wider ones while fewer than ``k``."""
+        found: list[_Found] = []
+        for scope in scopes:
+            have = {item.hit.passage.id for item in found}
+            hits = self._search(query, scope.filters)
+            found += [_Found(h, scope.label) for h in hits if h.passage.id not in have]
+            if len(found) >= k:
+                break
+        return found
+
+    def _search(self, query: str, filters: SearchFilters | None) -> list[Hit]:
+        mode = _INDEX_MODES[self.settings.mode]
+        return self.index.search(query, self.settings.candidates, filters=filters, mode=mode)
+
+    # --- hierarchical ---------------------------------------------------------------------
+
+    def _hierarchical(self, query: str, found: list[_Found]) -> list[_Found]:
+        """Search again within the top documents (by RRF mass of their hits) and fuse."""
+        mass: Counter[str] = Counter()
+        for rank, item in enumerate(found, start=1):
+            mass[item.hit.passage.doc_id] += rrf_term(rank)
+        if len(mass) <= self.settings.documents:
+            return found
+        top = sorted(mass, key=lambda doc: (-mass[doc], doc))[: self.settings.documents]
+        again = self._search(query, SearchFilters(doc_ids=top))
+        first = {item.hit.passage.id: item for item in found}
+        second = {hit.passage.id: hit for hit in again}
+        fused = reciprocal_rank_fusion([list(first), list(second)])
+        doc_rank = {doc: rank for rank, doc in enumerate(top, start=1)}
+        out = []
+        for item in fused:
+            if item.key in first:
+                out.append(first[item.key])
+            else:
+                out.append(_Found(second[item.key], "within the top documents"))
+            doc = out[-1].hit.passage.doc_id
+            if doc in doc_rank:
+                out[-1] = replace(out[-1], document_rank=doc_rank[doc])
+        return out
+
+    # --- features and order ---------------------------------------------------------------
+
+    def _candidates(self, query: str, found: list[_Found]) -> list[Candidate]:
+        """Reranker candidates in fused order, with dense, BM25 and page scores filled in."""
+        passages = [item.hit.passage for item in found]
+        lexical = self.index.lexical
+        dense = dense_scores(
+            self.index.embedder, query, passages, [f.hit.dense_score for f in found]
+        )
+        sparse = sparse_scores(lexical, query, passages, [f.hit.sparse_score for f in found])
+        pages = page_scores(lexical, passages, sparse.idf)
+        store = self.metadata
+        candidates = []
+        for i, passage in enumerate(passages):
+            page_rank, page_score = pages.get(page_key(passage), (None, None))
+            candidates.append(
+                Candidate(
+                    passage=passage,
+                    document=store.document(passage.doc_id) if store else None,
+                    dense_score=dense[i],
+                    dense_rank=found[i].hit.dense_rank,
+                    sparse_score=sparse.scores[i],
+                    sparse_rank=found[i].hit.sparse_rank,
+                    fused_rank=i + 1,
+                    page_score=page_score,
+                    page_rank=page_rank,
+                )
+            )
+        return candidates
+
+    def _order(
+        self, query: str, candidates: list[Candidate], companies: list[str]
+    ) -> list[Candidate]:
+        if not self.settings.rerank or self.reranker is None:
+            return candidates
+        names = _company_names(self.metadata, companies) if companies else None
+        return self.reranker.rerank(query, candidates, companies=names)
+
+
+@dataclass(frozen=True)
+class _Found:
+    hit: Hit
+    scope: str
+    document_rank: int | None = None
+
+
+def _ranked(candidate: Candidate, found: _Found, rank: int) -> RankedPassage:
+    hit = found.hit
+    why = [f"scope: {found.scope}"]
+    if found.document_rank is not None:
+        why.append(f"document #{found.document_rank} of the top documents")
+    lists = [
+        f"{name} #{r}" for name, r in (("dense", hit.dense_rank), ("bm25", hit.sparse_rank)) if r
+    ]
+    why.append("found by " + (", ".join(lists) or "no list"))
+    if candidate.fused_rank != rank:
+        why.append(f"reranked from #{candidate.fused_rank} to #{rank}")
+    return RankedPassage(
+        passage=candidate.passage,
+        document=candidate.document,
+        score=hit.score,
+        dense_rank=hit.dense_rank,
+        sparse_rank=hit.sparse_rank,
+        dense_score=candidate.dense_score,
+        sparse_score=candidate.sparse_score,
+        why=why,
+    )
+
+
+def _period_doc_ids(store: MetadataStore, companies: list[str], period_text: str) -> list[str]:
+    """Filings of ``companies`` for the periods ``period_text`` names, best fit first."""
+    found: dict[str, None] = {}
+    for company in companies:
+        for resolution in store.resolve(company, period_text):
+            found |= dict.fromkeys(resolution.doc_ids)
+    return list(found)
+
+
+def _company_names(store: MetadataStore | None, companies: list[str]) -> list[str]:
+    """The companies and their tickers, as the reranker's company feature matches them."""
+    names: dict[str, None] = dict.fromkeys(companies)
+    for company in companies:
+        for doc in store.documents(company) if store else []:
+            if doc.ticker:
+                names[doc.ticker] = None
+    return list(names)
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+def _saved_metadata(location: str | Path) -> MetadataStore | None:
+    state = state_dir_for(location)
+    if state is None or not (state / MetadataStore.FILENAME).is_file():
+        warnings.warn(
+            f"no document metadata next to index {location}: company/period filters are off "
+            "(index with `filingqa index` to save it)",
+            stacklevel=3,
+        )
+        return None
+    return MetadataStore.load(state)
+
+
+def load_reranker(choice: ReRankerChoice = "default") -> Reranker | None:
+    """The reranker to use: given, loaded from a directory, or the trained default.
+
+    A missing or outdated artifact gives the untrained reranker (fused order, dedup and
+    parent promotion) and a warning.
+    """
+    if choice is None or isinstance(choice, Reranker):
+        return choice
+    if choice == "default":
+        from filingqa.optimizers.train_reranker import default_artifact_dir
+
+        directory = default_artifact_dir()
+    else:
+        directory = Path(choice)
+    try:
+        return Reranker.load(directory)
+    except (FileNotFoundError, ValueError) as problem:
+        reason = "not found" if isinstance(problem, FileNotFoundError) else str(problem)
+        warnings.warn(
+            f"no trained reranker at {directory} ({reason}): keeping the fused order",
+            stacklevel=3,
+        )
+        return Reranker()
