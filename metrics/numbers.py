@@ -33,6 +33,11 @@ SCALE_WORDS: dict[str, float] = {
 PERCENT_NAMES = frozenset({"percent", "percentage", "pct", "%"})
 
 _SCALE_ALTERNATION = "|".join(sorted(SCALE_WORDS, key=len, reverse=True))
+# After a closing bracket (``$(1,234.5) million``) only scale words of two letters or more
+# count: ``(4) b`` is a list item, not four billion.
+_LATE_SCALE_ALTERNATION = "|".join(
+    w for w in sorted(SCALE_WORDS, key=len, reverse=True) if len(w) > 1
+)
 
 _NUMBER = re.compile(
     rf"""
@@ -51,6 +56,7 @@ _NUMBER = re.compile(
     (?P<percent>\s*(?:%|percent(?:age)?(?:\s+points?)?\b|per\s+cent\b|pct\b))?
     (?P<scale>\s*(?:{_SCALE_ALTERNATION})(?![A-Za-z]))?
     (?P<close>\s*\))?
+    (?P<late_scale>\s*(?:{_LATE_SCALE_ALTERNATION})(?![A-Za-z]))?
     """,
     re.VERBOSE | re.IGNORECASE,
 )
@@ -100,7 +106,8 @@ def _from_match(match: re.Match[str]) -> ParsedNumber | None:
     bracketed = bool(match["open"] or match["inner_open"]) and bool(match["close"])
     negative = bracketed or bool(match["sign"] or match["inner_sign"])
     magnitude = -unsigned if negative else unsigned
-    scale_word = match["scale"].strip().lower() if match["scale"] else None
+    scale = match["scale"] or (match["late_scale"] if match["close"] else None)
+    scale_word = scale.strip().lower() if scale else None
     multiplier = SCALE_WORDS[scale_word] if scale_word else 1.0
     if not math.isfinite(magnitude * multiplier):
         return None

@@ -10,6 +10,14 @@ evidence: given passages (gold context) or Multi-HyDE search + curation
 reason (PoT in the sandbox / CoT) ──► verify ──► REJECT: refine, retrieve, again (≤ K)
       ▼
 anti-refusal review ──► FinalAnswer (value, working, citations, confidence, trace)
+
+Every LM-backed step runs under :func:`~filingqa.program.faults.attempt`: a failure is a
+:class:`~filingqa.program.faults.Fault` on that step of the trace, and the question degrades
+instead of raising — optional steps (ambiguity, decomposition, curation, refinement) are
+skipped, HyDE retrieval falls back to the question alone, a context overflow shrinks the
+evidence and retries, a failed verification leaves the answer ``unverified``, and a failed
+reasoning step ends the question with outcome ``error`` and the fault as its reason. No
+answer leaves with a number found neither in the evidence nor among the computed values.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import dspy
@@ -27,11 +36,13 @@ from pydantic import BaseModel, Field
 from filingqa.program.citations import Citation, cite
 from filingqa.program.curation import Curator
 from filingqa.program.evidence_buffer import EvidenceBuffer
+from filingqa.program.faults import Fault, attempt, fault_of
 from filingqa.program.final_answer import FinalAnswer, Outcome, ReadingAnswer
-from filingqa.program.multi_hyde import MultiHydeRetriever
-from filingqa.program.passages import render
+from filingqa.program.inputs import clean_question, question_problem
+from filingqa.program.multi_hyde import MultiHydeRetriever, Retrieved
+from filingqa.program.passages import render, within_budget
 from filingqa.program.pot import ProgramOfThought
-from filingqa.program.refusal import AntiRefusal, is_refusal
+from filingqa.program.refusal import AntiRefusal, is_refusal, unsupported_numbers
 from filingqa.program.router import RoutingDecision, route_by_rule
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.trace import Step, Trace
@@ -50,6 +61,9 @@ from filingqa.signatures.verify import RefineQuestions
 
 DEFAULT_ROUNDS = 3
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
+SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
+NOT_STATED = "not stated in the evidence"
+WITHHELD = "no answer: its figures are not in the evidence"
 _CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED, _CARRIED = 1.0, 0.5, 0.75, 0.6, 0.3
 
 
@@ -64,6 +78,16 @@ class Sources:
     carried: list[Passage] | None
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What evidence gathering ended with: the company searched, or why it stopped (a
+    refusal, such as a company the index does not hold, or a fault)."""
+
+    company: str | None
+    refusal: str = ""
+    fault: Fault | None = None
+
+
 class Draft(BaseModel):
     """One answer attempt with what supports it."""
 
@@ -75,12 +99,13 @@ class Draft(BaseModel):
     checks: CheckReport | None = None
     verdict: Verdict | None = None
     problems: list[str] = Field(default_factory=list)
+    faults: list[Fault] = Field(default_factory=list)
 
     def support(self) -> int:
         """Higher is better supported: accepted > clean checks > has an answer."""
         if self.verdict is not None and self.verdict.verdict == "ACCEPT":
             return 3
-        if not self.problems and not is_refusal(self.answer):
+        if not self.problems and not self.faults and not is_refusal(self.answer):
             return 2
         return 1 if self.answer.strip() else 0
 
@@ -132,17 +157,27 @@ class FinancialQA(dspy.Module):
         company: str | None = None,
         carried: list[Passage] | None = None,
     ) -> dspy.Prediction:
-        if not question.strip():
-            raise ValueError("the question is empty")
         if passages is None and search is None:
             raise ValueError("give the evidence: passages (gold context) or a search handle")
         trace = Trace()
-        report = self._ambiguity(question, trace) if self.detect_ambiguity else None
+        problem = question_problem(question)
+        if problem is not None:
+            trace.steps.append(Step(name="question", fault="invalid_input", note=problem))
+            shown = question[:200] if isinstance(question, str) else ""
+            final = _stopped(shown, "error", f"invalid question ({problem})", trace)
+            return dspy.Prediction(answer=final.answer, final=final)
+        question = clean_question(question)
         sources = Sources(passages=passages, search=search, company=company, carried=carried)
-        if report is not None and report.interpretations:
-            final = self._fan_out(question, report, sources, trace)
-        else:
-            final = self._solve(question, sources, trace)
+        try:
+            report = self._ambiguity(question, trace) if self.detect_ambiguity else None
+            if report is not None and report.interpretations:
+                final = self._fan_out(question, report, sources, trace)
+            else:
+                final = self._solve(question, sources, trace)
+        except Exception as failure:  # a failure outside every guarded step: still marked
+            fault = fault_of("program", failure, None)
+            trace.steps.append(Step(name="program", fault=fault.kind, note=fault.describe()))
+            final = _stopped(question, "error", fault.describe(), trace)
         return dspy.Prediction(answer=final.answer, final=final)
 
     async def aforward(self, question: str, **inputs: Any) -> dspy.Prediction:
@@ -151,14 +186,14 @@ class FinancialQA(dspy.Module):
         return await asyncio.to_thread(context.run, self.forward, question, **inputs)
 
     def _ambiguity(self, question: str, trace: Trace) -> AmbiguityReport | None:
-        with trace.step("ambiguity") as step:
-            try:
-                report = self.detect(question=question).report
-            except Exception as problem:  # an unparseable report is treated as no ambiguity
-                step.note = f"no usable report ({type(problem).__name__}); treated as none"
-                return None
-            step.note = f"{report.kind}: {len(report.interpretations)} readings"
-            return report
+        """The ambiguity report; a failed check is treated as no ambiguity."""
+        report = attempt(
+            trace,
+            "ambiguity",
+            lambda: self.detect(question=question).report,
+            note=lambda r: f"{r.kind}: {len(r.interpretations)} readings",
+        )
+        return None if isinstance(report, Fault) else report
 
     def _fan_out(
         self,
@@ -184,8 +219,7 @@ class FinancialQA(dspy.Module):
             ReadingAnswer(axis=r.axis, question=r.question, answer=f.answer)
             for r, f in zip(readings, finals, strict=True)
         ]
-        with trace.step("aggregate"):
-            text = self._aggregate(question, answers)
+        text = self._aggregate(question, answers, trace)
         answered = [f for f in finals if f.outcome in ("answered", "unverified")]
         return FinalAnswer(
             question=question,
@@ -203,14 +237,17 @@ class FinancialQA(dspy.Module):
             trace=trace,
         )
 
-    def _aggregate(self, question: str, answers: list[ReadingAnswer]) -> str:
-        """The LM's combined reply if it keeps every reading's answer; else a plain join."""
+    def _aggregate(self, question: str, answers: list[ReadingAnswer], trace: Trace) -> str:
+        """The LM's combined reply if it keeps every reading's answer and adds no number;
+        else (or when it fails) a plain join."""
         plain = "; ".join(f"By {_without_by(a.axis)}: {a.answer}" for a in answers)
-        try:
-            text = self.aggregate(
-                question=question, readings=[f"{a.axis}: {a.answer}" for a in answers]
-            ).answer
-        except Exception:  # the plain join says the same thing
+        readings = [f"{a.axis}: {a.answer}" for a in answers]
+        text = attempt(
+            trace,
+            "aggregate",
+            lambda: self.aggregate(question=question, readings=readings).answer,
+        )
+        if isinstance(text, Fault) or unsupported_numbers(text, "\n".join([question, plain])):
             return plain
         return text if all(a.answer in text for a in answers) else plain
 
@@ -227,29 +264,77 @@ class FinancialQA(dspy.Module):
             buffer.add(sources.passages, _CURATED)
         else:
             assert search is not None
-            company = self._gather(question, route, search, company, buffer, tried, trace)
+            gathered = self._gather(question, route, search, company, buffer, tried, trace)
+            if gathered.fault is not None:
+                return _stopped(question, "error", gathered.fault.describe(), trace)
+            if gathered.refusal:
+                return _stopped(question, "refused", gathered.refusal, trace)
+            company = gathered.company
+        if not len(buffer):
+            return _stopped(question, "refused", "no evidence: the search found no passages", trace)
         rounds = self.max_rounds if route.full_loop else 1
         best: Draft | None = None
         draft: Draft | None = None
         feedback = ""
         for round_ in range(rounds):
-            with trace.step(f"reason {round_ + 1}"):
-                draft = self._reason(route.path, question, buffer.passages(), draft, feedback)
-            if route.full_loop:
-                with trace.step(f"verify {round_ + 1}") as step:
-                    draft.verdict = self._verify(question, draft)
-                    step.note = f"{draft.verdict.verdict}: {'; '.join(draft.verdict.reasons)}"
+            draft = self._reason_step(
+                round_ + 1, route.path, question, buffer, draft, feedback, trace
+            )
+            if route.full_loop and not draft.faults:
+                verdict = attempt(
+                    trace,
+                    f"verify {round_ + 1}",
+                    partial(self._verify, question, draft),
+                    note=lambda v: f"{v.verdict}: {'; '.join(v.reasons)}",
+                )
+                if isinstance(verdict, Fault):
+                    draft.faults.append(verdict)
+                else:
+                    draft.verdict = verdict
             if best is None or draft.support() >= best.support():
                 best = draft
-            if not route.full_loop or best.support() == 3 or round_ + 1 == rounds:
+            if draft.faults or not route.full_loop or best.support() == 3 or round_ + 1 == rounds:
                 break
             assert draft.verdict is not None
             feedback = "; ".join(draft.verdict.reasons) or draft.verdict.missing
             if search is not None:
-                with trace.step(f"refine {round_ + 1}"):
-                    self._refine(question, draft.verdict, search, company, buffer, tried)
+                attempt(
+                    trace,
+                    f"refine {round_ + 1}",
+                    partial(self._refine, question, draft.verdict, search, company, buffer, tried),
+                )
         assert best is not None
         return self._finish(question, route, best, trace)
+
+    def _reason_step(
+        self,
+        number: int,
+        path: Literal["pot", "cot"],
+        question: str,
+        buffer: EvidenceBuffer,
+        previous: Draft | None,
+        feedback: str,
+        trace: Trace,
+    ) -> Draft:
+        """One reasoning round over the buffer's evidence; a context overflow halves the
+        evidence and retries (at most ``SHRINKS`` times), any other fault ends the round
+        with an empty draft carrying the fault."""
+        budget = self.evidence_chars
+        for shrink in range(SHRINKS + 1):
+            passages = within_budget(buffer.passages(), question, budget)
+            draft = attempt(
+                trace,
+                f"reason {number}",
+                partial(self._reason, path, question, passages, previous, feedback),
+                typed=path == "cot",
+            )
+            if not isinstance(draft, Fault):
+                return draft
+            if draft.kind != "context_overflow" or shrink == SHRINKS:
+                return Draft(path=path, answer="", passages=passages, faults=[draft])
+            budget //= 2
+            trace.steps[-1].note += f"; retrying with the evidence cut to {budget:,} characters"
+        raise AssertionError("unreachable")
 
     def _gather(
         self,
@@ -260,36 +345,82 @@ class FinancialQA(dspy.Module):
         buffer: EvidenceBuffer,
         tried: list[str],
         trace: Trace,
-    ) -> str | None:
-        """Decomposition (full loop only), Multi-HyDE retrieval, curation, and one
-        complementary search if something is missing."""
+    ) -> Gathered:
+        """Decomposition (full loop only), Multi-HyDE retrieval (the question alone if that
+        fails), curation, and one complementary search if something is missing.
+
+        Stops with a refusal when the handle says it holds no filings of the company.
+        """
+        if company and not _covers(search, company):
+            return Gathered(company, refusal=_not_indexed(company))
         sub_questions = self._decompose(question, trace) if route.full_loop else []
-        with trace.step("retrieve") as step:
-            found = self.retriever(question, search, company, sub_questions)
-            step.note = f"{len(found.passages)} passages from {len(found.queries)} queries"
+        found = attempt(
+            trace,
+            "retrieve",
+            partial(self.retriever, question, search, company, sub_questions),
+            note=lambda f: f"{len(f.passages)} passages from {len(f.queries)} queries",
+        )
+        if isinstance(found, Fault):
+            found = self._plain_search(question, sub_questions, search, company, trace)
+            if isinstance(found, Fault):
+                return Gathered(company, fault=found)
+        if found.company and not _covers(search, found.company):
+            return Gathered(found.company, refusal=_not_indexed(found.company))
         tried += found.queries
         buffer.add(found.passages, _RETRIEVED)
-        with trace.step("curate") as step:
-            curated = self.curator(question, found.passages)
-            step.note = f"kept {len(curated.kept)}; answerable: {curated.answerable}"
+        curated = attempt(
+            trace,
+            "curate",
+            partial(self.curator, question, found.passages),
+            note=lambda c: f"kept {len(c.kept)}; answerable: {c.answerable}",
+        )
+        if isinstance(curated, Fault):  # the retrieved passages stay, uncurated
+            return Gathered(found.company)
         buffer.add(curated.kept, _CURATED)
         if not curated.answerable and curated.complementary_query:
-            with trace.step("complementary search"):
-                query = curated.complementary_query
-                more = self.retriever.search_all([query], search, found.company, found.period)
-            tried.append(query)
-            buffer.add(more, _COMPLEMENTARY)
-        return found.company
+            query = curated.complementary_query
+            more = attempt(
+                trace,
+                "complementary search",
+                partial(self.retriever.search_all, [query], search, found.company, found.period),
+                typed=False,
+            )
+            if not isinstance(more, Fault):
+                tried.append(query)
+                buffer.add(more, _COMPLEMENTARY)
+        return Gathered(found.company)
+
+    def _plain_search(
+        self,
+        question: str,
+        sub_questions: list[str],
+        search: SearchHandle,
+        company: str | None,
+        trace: Trace,
+    ) -> Retrieved | Fault:
+        """Search with the question (and sub-questions) as written: no LM involved."""
+        queries = [question, *sub_questions]
+        passages = attempt(
+            trace,
+            "retrieve (question only)",
+            partial(self.retriever.search_all, queries, search, company, None),
+            typed=False,
+            note=lambda found: f"{len(found)} passages",
+        )
+        if isinstance(passages, Fault):
+            return passages
+        return Retrieved(passages=passages, queries=queries, company=company, period=None)
 
     def _decompose(self, question: str, trace: Trace) -> list[str]:
-        """The retrieval steps of the question's decomposition ([] if it cannot be parsed)."""
-        with trace.step("decompose") as step:
-            try:
-                steps = self.decomposer(question=question).steps
-            except Exception as problem:  # retrieval still runs on the question itself
-                step.note = f"no usable decomposition ({type(problem).__name__})"
-                return []
-            step.note = "; ".join(f"{s.kind}/{s.formula}: {s.question}" for s in steps)
+        """The retrieval steps of the question's decomposition ([] if it fails)."""
+        steps = attempt(
+            trace,
+            "decompose",
+            lambda: self.decomposer(question=question).steps,
+            note=lambda found: "; ".join(f"{s.kind}/{s.formula}: {s.question}" for s in found),
+        )
+        if isinstance(steps, Fault):  # retrieval still runs on the question itself
+            return []
         return [s.question for s in steps if s.kind == "retrieval"]
 
     def _reason(
@@ -308,7 +439,14 @@ class FinancialQA(dspy.Module):
                 else question
             )
             out = self.cot(question=asked, evidence=evidence)
-            return Draft(path="cot", answer=out.answer, passages=passages)
+            checks = automatic_checks("", None, passages, answer=out.answer)
+            return Draft(
+                path="cot",
+                answer=out.answer,
+                passages=passages,
+                checks=checks,
+                problems=checks.problems,
+            )
         if feedback and previous is not None and previous.program:
             out = self.pot.revise(question, evidence, previous.program, feedback)
         else:
@@ -355,28 +493,50 @@ class FinancialQA(dspy.Module):
     def _finish(
         self, question: str, route: RoutingDecision, draft: Draft, trace: Trace
     ) -> FinalAnswer:
+        failed = next((f for f in draft.faults if f.step.startswith("reason")), None)
+        if failed is not None and not draft.answer.strip():
+            outcome: Outcome = "refused" if failed.kind == "refusal" else "error"
+            return _stopped(question, outcome, failed.describe(), trace, draft.passages)
         evidence = render(draft.passages)
+        computed = _computed(draft.value)
         answer, outcome, reason = draft.answer, *_outcome(route, draft)
         if is_refusal(draft.answer):
-            with trace.step("anti-refusal") as step:
-                computed = [draft.value] if isinstance(draft.value, int | float) else []
-                review = self.anti_refusal(
-                    question, evidence, draft.answer or "not stated", computed
-                )
-                step.note = review.reason
-            answer = review.answer
-            outcome, reason = (
-                ("refused", review.reason) if review.refused else ("unverified", review.reason)
+            review = attempt(
+                trace,
+                "anti-refusal",
+                partial(
+                    self.anti_refusal, question, evidence, draft.answer or NOT_STATED, computed
+                ),
+                note=lambda r: r.reason,
             )
+            if isinstance(review, Fault):
+                answer = draft.answer.strip() or NOT_STATED
+                outcome, reason = "refused", f"the refusal stands: {review.describe()}"
+            else:
+                answer = review.answer
+                outcome, reason = (
+                    ("refused", review.reason) if review.refused else ("unverified", review.reason)
+                )
         citations = _citations(draft)
         cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
         shown = (
             display_value(answer, question, draft.value, cited) if draft.path == "pot" else answer
         )
+        invented = unsupported_numbers(shown, f"{question}\n{evidence}", computed)
+        if invented:
+            listed = ", ".join(f"{n:g}" for n in invented)
+            trace.steps.append(
+                Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
+            )
+            shown = NOT_STATED if outcome == "refused" else WITHHELD
+            outcome, reason = (
+                ("refused" if outcome == "refused" else "unverified"),
+                f"{reason}; answer withheld: {listed} not in the evidence nor computed",
+            )
         return FinalAnswer(
             question=question,
             answer=shown,
-            value=draft.value if outcome != "refused" else None,
+            value=draft.value if outcome != "refused" and not invented else None,
             working=draft.program,
             path=draft.path,
             citations=citations,
@@ -393,9 +553,48 @@ def _outcome(route: RoutingDecision, draft: Draft) -> tuple[Outcome, str]:
         return "answered", "verified: " + "; ".join(draft.verdict.reasons)
     if draft.verdict is not None:
         return "unverified", "no ACCEPT within the rounds: " + "; ".join(draft.verdict.reasons)
+    if draft.faults:
+        return "unverified", "not verified: " + "; ".join(f.describe() for f in draft.faults)
     if draft.problems:
         return "unverified", "single pass; checks: " + "; ".join(draft.problems)
     return "answered", f"single pass ({route.reason}); automatic checks passed"
+
+
+def _stopped(
+    question: str,
+    outcome: Outcome,
+    reason: str,
+    trace: Trace,
+    evidence: list[Passage] | None = None,
+) -> FinalAnswer:
+    """A question that ends without a draft answer: refused, or an error with its reason
+    (the answer names only the failure's step and kind: a reason may quote numbers)."""
+    return FinalAnswer(
+        question=question,
+        answer=NOT_STATED if outcome == "refused" else f"no answer ({reason.split(' (')[0]})",
+        evidence=evidence or [],
+        confidence=0.0,
+        outcome=outcome,
+        reason=reason,
+        trace=trace,
+    )
+
+
+def _covers(search: SearchHandle, company: str) -> bool:
+    """Whether the handle holds filings of ``company``; handles that cannot tell (no
+    ``covers`` method) are assumed to."""
+    covers = getattr(search, "covers", None)
+    return not callable(covers) or bool(covers(company))
+
+
+def _not_indexed(company: str) -> str:
+    return f"the index holds no filings of {company}; not answering from another company's"
+
+
+def _computed(value: Answer | None) -> list[float]:
+    """The numbers an executed program produced (a dict's numeric items included)."""
+    items = value.values() if isinstance(value, dict) else [value]
+    return [float(v) for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
 def _confidence(outcome: Outcome, draft: Draft) -> float:

@@ -4,23 +4,112 @@
   run in process by llama-cpp-python;
 - ``local:<path.gguf>`` → any GGUF file, same engine;
 - anything else → a litellm model string through ``dspy.LM`` (``openai/gpt-4o-mini``,
-  ``anthropic/...``, ``ollama_chat/...``, ``openai/<name>`` with ``api_base``).
+  ``anthropic/...``, ``ollama_chat/...``, ``openai/<name>`` with ``api_base``), as a
+  :class:`RetryingLM` following an explicit :class:`RetryPolicy`.
+
+Retries: DSPy 3.4's own loop (``num_retries``) retries the transient errors and waits a
+provider's Retry-After however long it is; hosted backbones switch it off and retry under
+:class:`RetryPolicy` instead, which bounds every wait. The in-process model has nothing
+transient to retry (``num_retries=0``): its failures go straight to the step, which
+degrades (see :mod:`filingqa.program.faults`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import functools
+import itertools
+import math
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import dspy
+from dspy.utils.exceptions import LMError, is_retryable_lm_error
+from pydantic import BaseModel, Field
 
 from filingqa.cache import configure_dspy_cache
 from filingqa.program.llama_engine import DEFAULT_CONTEXT_TOKENS, LlamaCppEngine
 
 LOCAL = "local"
 LOCAL_MAX_TOKENS = 1024
+
+
+class RetryPolicy(BaseModel):
+    """How a hosted backbone's transient failures are retried.
+
+    Retried: rate limits (429), timeouts, server errors (5xx), connection failures (DSPy's
+    ``is_retryable_lm_error``). Never retried: context overflow, authentication, invalid
+    requests, unparseable replies. Before retry ``n`` (0-based) the call waits the
+    provider's Retry-After when it sends one, else ``base_seconds * 2**n``, at most
+    ``max_wait_seconds``; a Retry-After longer than that is not waited out: the call fails
+    at once and its step degrades. ``timeout_seconds`` bounds each request.
+    """
+
+    retries: int = Field(default=3, ge=0)
+    base_seconds: float = Field(default=1.0, ge=0)
+    max_wait_seconds: float = Field(default=30.0, ge=0)
+    timeout_seconds: float = Field(default=120.0, gt=0)
+
+    def wait(self, problem: Exception, attempt: int) -> float | None:
+        """Seconds to wait before retrying after ``problem`` on ``attempt`` (0-based);
+        None when the call must fail now."""
+        if attempt >= self.retries or not is_retryable_lm_error(problem):
+            return None
+        hint = _retry_after(problem)
+        if hint is not None:
+            return hint if hint <= self.max_wait_seconds else None
+        return min(self.base_seconds * 2**attempt, self.max_wait_seconds)
+
+
+def _retry_after(problem: Exception) -> float | None:
+    """The provider's Retry-After in seconds, when it sent a usable one."""
+    hint = getattr(problem, "retry_after", None)
+    usable = isinstance(hint, int | float) and not isinstance(hint, bool)
+    return float(hint) if usable and math.isfinite(hint) and hint >= 0 else None
+
+
+class RetryingLM(dspy.LM):
+    """A ``dspy.LM`` whose calls are retried under ``policy`` (DSPy's own retries off).
+
+    ``sleep`` waits between attempts (a test passes a recorder).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        policy: RetryPolicy,
+        sleep: Callable[[float], None] = time.sleep,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(model, num_retries=0, **kwargs)
+        self.policy = policy
+        self.sleep = sleep
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for attempt in itertools.count():
+            try:
+                return super().__call__(*args, **kwargs)
+            except LMError as problem:
+                wait = self.policy.wait(problem, attempt)
+                if wait is None:
+                    raise
+                self.sleep(wait)
+        raise AssertionError("unreachable")
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        for attempt in itertools.count():
+            try:
+                return await super().acall(*args, **kwargs)
+            except LMError as problem:
+                wait = self.policy.wait(problem, attempt)
+                if wait is None:
+                    raise
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
 
 
 def is_local(spec: str) -> bool:
@@ -36,9 +125,13 @@ def get_lm(
     max_tokens: int | None = None,
     cache: bool = True,
     n_ctx: int = DEFAULT_CONTEXT_TOKENS,
+    retry: RetryPolicy | None = None,
     **litellm_kwargs: Any,
 ) -> dspy.LM:
     """A ``dspy.LM`` for ``spec``; DSPy's response cache lives under the filingqa home.
+
+    Hosted backbones retry under ``retry`` (default :class:`RetryPolicy`), and each request
+    times out after its ``timeout_seconds`` unless ``timeout`` is given.
 
     Raises:
         filingqa.models.store.ModelNotReady: ``local`` and the model is missing or corrupt.
@@ -57,8 +150,15 @@ def get_lm(
         )
     if api_base:
         litellm_kwargs["api_base"] = api_base
-    return dspy.LM(
-        spec, temperature=temperature, max_tokens=max_tokens, cache=cache, **litellm_kwargs
+    policy = retry or RetryPolicy()
+    litellm_kwargs.setdefault("timeout", policy.timeout_seconds)
+    return RetryingLM(
+        spec,
+        policy=policy,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        cache=cache,
+        **litellm_kwargs,
     )
 
 

@@ -11,10 +11,12 @@ from pydantic import BaseModel, Field
 
 
 class Step(BaseModel):
-    """One step of the program as it ran."""
+    """One step of the program as it ran; ``fault`` names the failure that stopped it
+    (a :data:`~filingqa.program.faults.FaultKind`), None when it ran to the end."""
 
     name: str
     note: str = ""
+    fault: str | None = None
     lm_calls: int = 0
     tokens: int = 0
     seconds: float = 0.0
@@ -40,6 +42,11 @@ class Trace(BaseModel):
             record.tokens = sum((c.get("usage") or {}).get("total_tokens") or 0 for c in calls)
             record.seconds = round(time.perf_counter() - started, 3)
             self.steps.append(record)
+
+    @property
+    def faults(self) -> list[Step]:
+        """The steps that failed, in order."""
+        return [s for s in self.steps if s.fault is not None]
 
     @property
     def lm_calls(self) -> int:

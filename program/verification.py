@@ -1,8 +1,10 @@
 """Verification: automatic checks on a draft answer, then the LM verifier's verdict.
 
 The automatic checks never trust the draft: the program is executed again and its value
-compared, and every number it copied must appear in the evidence (numbers it invented
-make the answer REJECT whatever the LM says).
+compared, and every number it copied must appear in the evidence; an answer written in
+words (no program) may only use numbers the evidence holds. Numbers invented either way
+make the answer REJECT whatever the LM says — also when the evidence itself told the model
+what to answer: an instruction inside a passage is only text.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.program.citations import untraced_numbers
+from filingqa.program.passages import render
+from filingqa.program.refusal import unsupported_numbers
 from filingqa.retrieval import Passage
 from filingqa.sandbox import run_python
 from filingqa.sandbox.outcome import Answer
@@ -40,10 +44,18 @@ class Verdict(BaseModel):
     checks: CheckReport
 
 
-def automatic_checks(program: str, value: Answer | None, passages: list[Passage]) -> CheckReport:
-    """Re-execute ``program`` and trace its numbers to ``passages``."""
+def automatic_checks(
+    program: str, value: Answer | None, passages: list[Passage], answer: str = ""
+) -> CheckReport:
+    """Re-execute ``program`` and trace its numbers to ``passages``; without a program,
+    trace the numbers of the text ``answer`` instead."""
     problems: list[str] = []
     untraced: list[float] = []
+    if not program.strip() and answer.strip():
+        untraced = sorted(unsupported_numbers(answer, render(passages)))
+        if untraced:
+            listed = ", ".join(f"{n:g}" for n in untraced)
+            problems.append(f"the answer uses numbers not found in the evidence: {listed}")
     if program.strip():
         rerun = run_python(program)
         if not rerun.ok:

@@ -249,7 +249,8 @@ def test_unparseable_ambiguity_report_is_treated_as_none() -> None:
         passages=[CASH_FLOW],
     )
     assert prediction.final.value == pytest.approx(399.8)
-    assert "treated as none" in prediction.final.trace.steps[0].note
+    assert prediction.final.trace.steps[0].fault == "unparseable"
+    assert prediction.final.outcome == "answered"
 
 
 class ListSearch:
