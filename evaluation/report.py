@@ -1,0 +1,175 @@
+"""A self-contained HTML report of a ``filingqa eval`` run (inline SVG, no assets).
+
+Reads ``results.json`` and the ``<setting>.jsonl`` rows next to it; shows accuracy by answer
+type, accuracy against LM calls per setting, failure classes
+(:mod:`~filingqa.evaluation.failure_classes`) per setting, and every question's trace in
+click-to-open ``<details>`` elements.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from filingqa.evaluation.failure_classes import CLASS_NAMES, FailureClass, classify
+from filingqa.evaluation.runner import Row, read_rows
+from filingqa.evaluation.svg_charts import grouped_bars, scatter
+
+_STYLE = """
+body{font-family:sans-serif;margin:2em;max-width:70em;color:#222}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}details{margin:2px 0}
+summary{cursor:pointer}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}
+.ok{color:#2a7a2a}.bad{color:#b22}.half{color:#b80}dl{margin:4px 0 8px 1.5em}
+dt{font-weight:bold;float:left;clear:left;width:9em}dd{margin-left:10em}
+"""
+
+
+def load_rows(results_json: Path) -> dict[str, list[Row]]:
+    """Each setting's rows, read from ``<setting>.jsonl`` beside ``results_json``."""
+    results = json.loads(results_json.read_text(encoding="utf-8"))
+    folder = results_json.parent
+    return {name: read_rows(folder / f"{name}.jsonl") for name in results.get("summaries", {})}
+
+
+def write_html_report(
+    results_json: Path,
+    out: Path,
+    manual: Mapping[str, FailureClass] | None = None,
+) -> Path:
+    """Render the report of ``results_json`` into ``out``; return ``out``.
+
+    ``manual`` assigns failure classes by hand (row id → class), e.g. C and D.
+
+    Raises:
+        FileNotFoundError: ``results_json`` does not exist.
+    """
+    results = json.loads(results_json.read_text(encoding="utf-8"))
+    rows = load_rows(results_json)
+    sections = [
+        _header(results),
+        _summary_table(results.get("summaries", {})),
+        _section("Accuracy by answer type", _by_category(rows)),
+        _section("Accuracy vs LM calls per question", _accuracy_vs_calls(results)),
+        _section("Failure classes", _failures(rows, manual or {})),
+        _section("Questions", _traces(rows, manual or {})),
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>filingqa eval report</title>"
+        f"<style>{_STYLE}</style></head><body>{''.join(sections)}</body></html>\n",
+        encoding="utf-8",
+    )
+    return out
+
+
+def _section(title: str, body: str) -> str:
+    slug = title.lower().replace(" ", "-")
+    return f'<section id="{escape(slug)}"><h2>{escape(title)}</h2>{body}</section>'
+
+
+def _header(results: dict[str, Any]) -> str:
+    settings = results.get("settings", {})
+    facts = {
+        "dataset": settings.get("dataset"),
+        "backbone": settings.get("lm"),
+        "filters": settings.get("where") or "-",
+        "limit": settings.get("limit") or "-",
+        "wall time": f"{results.get('wall_seconds', 0)} s",
+    }
+    items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts.items())
+    return f"<h1>filingqa eval report</h1><dl>{items}</dl>"
+
+
+def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:
+    head = "<tr><th>setting</th><th>n</th><th>accuracy</th><th>LM calls/q</th>"
+    head += "<th>tokens/q</th><th>s/q</th><th>errors</th></tr>"
+    body = "".join(
+        f"<tr><td>{escape(name)}</td><td>{s.get('questions', 0)}</td>"
+        f"<td>{s.get('accuracy', 0):.1%}</td><td>{s.get('lm_calls', 0):.2f}</td>"
+        f"<td>{s.get('tokens', 0):.0f}</td><td>{s.get('seconds', 0):.1f}</td>"
+        f"<td>{s.get('errors', 0)}</td></tr>"
+        for name, s in summaries.items()
+    )
+    return f"<table>{head}{body}</table>"
+
+
+def _by_category(rows: dict[str, list[Row]]) -> str:
+    scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for setting, setting_rows in rows.items():
+        for row in setting_rows:
+            scores[row.answer_type][setting].append(row.score)
+    groups = {
+        f"{kind} (n={max(len(v) for v in by_setting.values())})": {
+            setting: sum(values) / len(values) for setting, values in by_setting.items()
+        }
+        for kind, by_setting in sorted(scores.items())
+    }
+    return grouped_bars(groups, maximum=1.0, percent=True) if groups else "<p>no rows</p>"
+
+
+def _accuracy_vs_calls(results: dict[str, Any]) -> str:
+    points = {
+        name: (float(s.get("lm_calls", 0)), float(s.get("accuracy", 0)))
+        for name, s in results.get("summaries", {}).items()
+    }
+    if not points:
+        return "<p>no settings</p>"
+    return scatter(points, x_label="LM calls per question", y_label="accuracy")
+
+
+def _failures(rows: dict[str, list[Row]], manual: Mapping[str, FailureClass]) -> str:
+    counts: dict[str, Counter[str]] = {}
+    for setting, setting_rows in rows.items():
+        found = (classify(row, manual) for row in setting_rows)
+        counts[setting] = Counter(f.label for f in found if f is not None)
+    groups = {
+        f"{label} {name}": {s: float(c[label]) for s, c in counts.items()}
+        for label, name in CLASS_NAMES.items()
+        if any(c[label] for c in counts.values())
+    }
+    if not groups:
+        return "<p>no failures</p>"
+    legend = "".join(f"<li><b>{k}</b> {escape(v)}</li>" for k, v in CLASS_NAMES.items())
+    return grouped_bars(groups) + f"<ul>{legend}</ul>"
+
+
+def _traces(rows: dict[str, list[Row]], manual: Mapping[str, FailureClass]) -> str:
+    blocks = []
+    for setting, setting_rows in rows.items():
+        items = "".join(_trace(row, manual) for row in setting_rows)
+        blocks.append(
+            f"<details><summary><b>{escape(setting)}</b> ({len(setting_rows)} questions)"
+            f"</summary>{items}</details>"
+        )
+    return "".join(blocks) or "<p>no rows</p>"
+
+
+def _trace(row: Row, manual: Mapping[str, FailureClass]) -> str:
+    failure = classify(row, manual)
+    mark, css = ("✓", "ok") if row.score >= 1 else ("½", "half") if row.score > 0 else ("✗", "bad")
+    tag = f" [{failure.label} {escape(failure.name)}]" if failure else ""
+    facts = {
+        "gold": row.gold,
+        "answer": row.answer,
+        "outcome": row.outcome,
+        "judge": f"{row.score:g} ({row.judge_stage}): {row.judge_reason}",
+        "failure": f"{failure.label} {failure.name}: {failure.why}" if failure else "",
+        "cost": f"{row.lm_calls} LM calls, {row.tokens} tokens, {row.seconds:.1f} s",
+        "note": row.note,
+        "error": row.error or "",
+        "cited": ", ".join(f"{doc} p{page}" for doc, page in row.cited),
+        "retrieved": ", ".join(f"{doc} p{page}" for doc, page in row.retrieved or []),
+    }
+    listed = "".join(
+        f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts.items() if v
+    )
+    working = f"<pre>{escape(row.working)}</pre>" if row.working else ""
+    return (
+        f'<details><summary><span class="{css}">{mark}</span> {escape(row.id)}: '
+        f"{escape(row.question)}{tag}</summary><dl>{listed}</dl>{working}</details>"
+    )

@@ -1,0 +1,470 @@
+"""``filingqa compile``: compile the program for one backbone into ``artifacts/<name>/``.
+
+Stages, each checkpointed in the out dir so a rerun (after ctrl-C or a crash) resumes:
+
+1. dev score before: the uncompiled program over the dev draw (``eval/before.jsonl``);
+2. prompt optimization with the chosen DSPy optimizer, metric = the strict judge
+   (``program.json`` + ``optimizer.json``; an interrupted optimizer reruns, its LM calls
+   answered from DSPy's on-disk cache);
+3. dev score after (``eval/after.jsonl``);
+4. the router: calibration questions run single-pass and full-loop (``router/*.jsonl``),
+   then LightGBM on the question features (``router/model.txt``);
+5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`);
+6. ``manifest.json``.
+
+The settings a run started with are kept in ``compile.json``; rerunning the same out dir
+with other settings is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import dspy
+from dspy.utils.usage_tracker import UsageTracker
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.datasets import QARecord
+from filingqa.evaluation.modes import Mode
+from filingqa.evaluation.runner import Row, read_rows, run_mode
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers import compile_data
+from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.compiled_modes import pot_mode, program_mode
+from filingqa.optimizers.manifest import (
+    PROGRAM_FILE,
+    RERANKER_DIR,
+    ROUTER_DIR,
+    DataSplit,
+    Manifest,
+    ModelFile,
+    Scores,
+    redact_url,
+    write_manifest,
+)
+from filingqa.optimizers.metric import JudgeMetric
+from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
+from filingqa.optimizers.router_training import label_questions, train_router
+from filingqa.optimizers.train_reranker import TRAINING_FILE, split_hashes, train_reranker
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.lm import adapter_for, is_local
+from filingqa.program.pot import ProgramOfThought
+
+SETTINGS_FILE = "compile.json"
+OPTIMIZER_FILE = "optimizer.json"
+MIN_CALIBRATION = 5
+
+
+class CompileRequest(BaseModel):
+    """What to compile, for which backbone, into which folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    out_dir: Path
+    lm: str
+    api_base: str | None = None
+    teacher_lm: str | None = None
+    judge_lm: str | None = None
+    settings: OptimizerSettings
+    calibration: list[str] | None = None
+    skip_retriever: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The request as JSON, the API base without credentials."""
+        data = self.model_dump(mode="json")
+        data["api_base"] = redact_url(self.api_base)
+        return data
+
+
+class CompilePlan(BaseModel):
+    """A request with its drawn questions and the cost estimate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: CompileRequest
+    train: list[QARecord]
+    dev: list[QARecord]
+    calibration: list[QARecord]
+    estimate: BudgetEstimate
+
+
+def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> CompilePlan:
+    """Draw train, dev (no context shared with train) and calibration (default: dev)
+    questions, and estimate the cost.
+
+    Raises:
+        ValueError: a split spec is malformed or leaves no question.
+    """
+    s = request.settings
+    train = compile_data.draw(
+        [SplitSpec.parse(t) for t in s.train], target=s.target, seed=s.seed, data_dir=data_dir
+    )
+    used = {d for r in train for d in r.documents}
+    dev = compile_data.draw(
+        [SplitSpec.parse(t) for t in s.dev],
+        target=s.target,
+        exclude_documents=used,
+        seed=s.seed,
+        data_dir=data_dir,
+    )
+    calibration = (
+        compile_data.draw(
+            [SplitSpec.parse(t) for t in request.calibration],
+            target=s.target,
+            exclude_documents=used,
+            seed=s.seed,
+            data_dir=data_dir,
+        )
+        if request.calibration
+        else dev
+    )
+    if len(calibration) < MIN_CALIBRATION:
+        raise ValueError(f"the router needs at least {MIN_CALIBRATION} calibration questions")
+    cost = estimate(
+        s,
+        train=len(train),
+        dev=len(dev),
+        calibration=len(calibration),
+        local=is_local(request.lm),
+        reranker=not request.skip_retriever,
+    )
+    return CompilePlan(
+        request=request, train=train, dev=dev, calibration=calibration, estimate=cost
+    )
+
+
+def describe_plan(plan: CompilePlan) -> str:
+    """The plan for a terminal: sizes, optimizer, and the budget estimate."""
+    s = plan.request.settings
+    return "\n".join(
+        [
+            f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
+            f"module, backbone {plan.request.lm}",
+            f"  train {len(plan.train)} ({', '.join(s.train)}), dev {len(plan.dev)} "
+            f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
+            f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}",
+            "budget estimate:",
+            plan.estimate.describe(),
+        ]
+    )
+
+
+def run_compile(
+    plan: CompilePlan,
+    *,
+    lm: dspy.BaseLM,
+    teacher_lm: dspy.BaseLM | None = None,
+    judge_lm: dspy.BaseLM | None = None,
+    data_dir: Path | None = None,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> Manifest:
+    """Run (or resume) every stage of ``plan`` and write the artifact; return its manifest.
+
+    Raises:
+        ValueError: the out dir holds a compile started with other settings.
+        RuntimeError: the optimizer was cancelled (ctrl-C inside DSPy's evaluation).
+    """
+    request, s = plan.request, plan.request.settings
+    out = request.out_dir
+    _claim(out, request)
+    judge = StrictJudge(lm=judge_lm)
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        say("1/6 dev score before compiling")
+        before_mode = _mode(_student(s.target), s.target)
+        before = _evaluate(plan.dev, before_mode, judge, out / "eval" / "before", progress)
+        say(f"    {_accuracy(before)}\n2/6 optimizing with {s.optimizer}")
+        qa, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
+        say("3/6 dev score after compiling")
+        after_mode = _mode(qa.pot if s.target == "pot" else qa, s.target)
+        after = _evaluate(plan.dev, after_mode, judge, out / "eval" / "after", progress)
+        say(f"    {_accuracy(after)}\n4/6 router labels (single pass vs full loop)")
+        labels = label_questions(
+            plan.calibration,
+            qa.dump_state(),
+            judge=judge,
+            out_dir=out / ROUTER_DIR,
+            progress=progress,
+        )
+        router = train_router(labels, out / ROUTER_DIR)
+    say(
+        f"    router: CV accuracy {router.cv_accuracy:.1%} "
+        f"(majority {router.majority_accuracy:.1%}), "
+        f"call savings {router.call_savings:.1%} vs always full loop"
+    )
+    reranker = None if request.skip_retriever else _reranker(out, data_dir, say)
+    router_rows = read_rows(out / ROUTER_DIR / "single.jsonl")
+    router_rows += read_rows(out / ROUTER_DIR / "full.jsonl")
+    manifest = Manifest(
+        name=request.name,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        backbone=request.lm,
+        lm_model=str(getattr(lm, "model", type(lm).__name__)),
+        api_base=redact_url(request.api_base),
+        model_file=_model_file(request.lm),
+        teacher_lm=request.teacher_lm,
+        versions=_versions(),
+        optimizer=s.model_dump(mode="json"),
+        program_options={
+            "max_rounds": qa.max_rounds,
+            "evidence_chars": qa.evidence_chars,
+            "detect_ambiguity": qa.detect_ambiguity,
+        },
+        data=_data_splits(plan, data_dir),
+        before=_scores(before),
+        after=_scores(after),
+        candidates=optimizer_log["candidates"],
+        router=router.model_dump() | {"dir": ROUTER_DIR},
+        reranker=reranker,
+        estimate=plan.estimate.model_dump() | {"minutes": round(plan.estimate.minutes, 1)},
+        lm_calls={
+            "dev before": sum(r.lm_calls for r in before),
+            "optimizer": optimizer_log["lm_calls"],
+            "dev after": sum(r.lm_calls for r in after),
+            "router labels": sum(r.lm_calls for r in router_rows),
+        },
+        wall_seconds=round(
+            sum(r.seconds for r in [*before, *after, *router_rows])
+            + optimizer_log["seconds"]
+            + (reranker or {}).get("seconds", 0.0),
+            1,
+        ),
+    )
+    write_manifest(manifest, out)
+    say(f"6/6 wrote {out / 'manifest.json'}")
+    return manifest
+
+
+def _claim(out: Path, request: CompileRequest) -> None:
+    """Record the settings in ``out``, or check a resumed run has the same ones."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / SETTINGS_FILE
+    mine = request.public()
+    if path.exists():
+        theirs = json.loads(path.read_text(encoding="utf-8"))
+        if theirs != mine:
+            changed = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+            raise ValueError(
+                f"{out} holds a compile with other settings ({', '.join(changed)} differ); "
+                "use another --out, or delete the folder to start over"
+            )
+    else:
+        path.write_text(json.dumps(mine, indent=2) + "\n", encoding="utf-8")
+
+
+def _student(target: Target) -> dspy.Module:
+    return ProgramOfThought() if target == "pot" else FinancialQA()
+
+
+def _mode(module: dspy.Module, target: Target) -> Mode:
+    return pot_mode(module) if target == "pot" else program_mode(module)
+
+
+def _evaluate(
+    records: list[QARecord], mode: Mode, judge: StrictJudge, rows: Path, progress: bool
+) -> list[Row]:
+    return run_mode(
+        records, mode, judge=judge, rows_path=rows.with_suffix(".jsonl"), progress=progress
+    )
+
+
+def _accuracy(rows: list[Row]) -> str:
+    return f"dev accuracy {sum(r.score for r in rows) / len(rows):.1%} on {len(rows)} questions"
+
+
+def _scores(rows: list[Row]) -> Scores:
+    n = len(rows)
+    return Scores(
+        questions=n,
+        accuracy=round(sum(r.score for r in rows) / n, 4),
+        lm_calls=round(sum(r.lm_calls for r in rows) / n, 2),
+        seconds=round(sum(r.seconds for r in rows) / n, 2),
+    )
+
+
+def _optimized(
+    plan: CompilePlan,
+    lm: dspy.BaseLM,
+    teacher_lm: dspy.BaseLM | None,
+    judge_lm: dspy.BaseLM | None,
+) -> tuple[FinancialQA, dict[str, Any]]:
+    """The compiled FinancialQA (its PoT module compiled, or all of it) and the optimizer's
+    log; loaded from the out dir when an earlier run finished this stage."""
+    out, target = plan.request.out_dir, plan.request.settings.target
+    qa = FinancialQA()
+    program_path, log_path = out / PROGRAM_FILE, out / OPTIMIZER_FILE
+    if program_path.exists() and log_path.exists():
+        qa.load(str(program_path))
+        return qa, json.loads(log_path.read_text(encoding="utf-8"))
+    trainset = [compile_data.to_example(r, target) for r in plan.train]
+    devset = [compile_data.to_example(r, target) for r in plan.dev]
+    tracker = UsageTracker()
+    started = time.perf_counter()
+    with dspy.context(usage_tracker=tracker):
+        try:
+            compiled = optimize(
+                plan.request.settings,
+                _student(target),
+                trainset,
+                devset,
+                metric=JudgeMetric(judge_lm),
+                lm=lm,
+                teacher_lm=teacher_lm,
+            )
+        except Exception as problem:
+            if "cancelled" not in str(problem):
+                raise
+            raise RuntimeError(
+                f"optimizer stopped ({problem}); rerun the same command to resume "
+                "(LM calls made so far are cached)"
+            ) from problem
+    candidates = [  # DSPy's Evaluate scores in percent
+        round(float(c["score"]) / 100, 4) for c in getattr(compiled, "candidate_programs", [])
+    ]
+    if target == "pot":
+        qa.pot.load_state(compiled.dump_state())
+    else:
+        qa.load_state(compiled.dump_state())
+    log = {
+        "candidates": candidates,
+        "lm_calls": sum(len(entries) for entries in tracker.usage_data.values()),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    qa.save(str(program_path))
+    log_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
+    return qa, log
+
+
+def optimize(
+    settings: OptimizerSettings,
+    student: dspy.Module,
+    trainset: list[dspy.Example],
+    devset: list[dspy.Example],
+    *,
+    metric: JudgeMetric,
+    lm: dspy.BaseLM,
+    teacher_lm: dspy.BaseLM | None = None,
+) -> dspy.Module:
+    """``student`` compiled by ``settings.optimizer``; the teacher (else ``lm``) bootstraps
+    traces and proposes instructions."""
+    s = settings
+    teacher = {"lm": teacher_lm} if teacher_lm is not None else {}
+    errors = len(trainset) + len(devset)
+    if s.optimizer == "bootstrap-rs":
+        return dspy.BootstrapFewShotWithRandomSearch(
+            metric=metric,
+            teacher_settings=teacher,
+            max_bootstrapped_demos=s.max_demos,
+            max_labeled_demos=s.max_labeled_demos,
+            num_candidate_programs=s.candidates,
+            num_threads=s.threads,
+            max_errors=errors,
+        ).compile(student, trainset=trainset, valset=devset)
+    if s.optimizer == "mipro":
+        return dspy.MIPROv2(
+            metric=metric,
+            prompt_model=teacher_lm or lm,
+            task_model=lm,
+            teacher_settings=teacher,
+            max_bootstrapped_demos=s.max_demos,
+            max_labeled_demos=s.max_labeled_demos,
+            auto=None,
+            num_candidates=s.candidates,
+            num_threads=s.threads,
+            max_errors=errors,
+            seed=s.seed,
+        ).compile(
+            student,
+            trainset=trainset,
+            valset=devset,
+            num_trials=s.trials,
+            minibatch=len(devset) > s.minibatch_size,
+            minibatch_size=s.minibatch_size,
+        )
+    if s.optimizer == "gepa":
+        return dspy.GEPA(
+            metric=metric.feedback,
+            max_metric_calls=s.max_metric_calls,
+            reflection_lm=teacher_lm or lm,
+            num_threads=s.threads,
+            seed=s.seed,
+        ).compile(student, trainset=trainset, valset=devset)
+    return dspy.SIMBA(
+        metric=metric,
+        bsize=min(s.simba_batch, len(trainset)),
+        num_candidates=s.candidates,
+        max_steps=s.simba_steps,
+        max_demos=s.max_demos,
+        prompt_model=teacher_lm or lm,
+        num_threads=s.threads,
+    ).compile(student, trainset=trainset, seed=s.seed)
+
+
+def _reranker(out: Path, data_dir: Path | None, say: Callable[[str], None]) -> dict[str, Any]:
+    """Train the reranker into ``out/reranker`` unless an earlier run did."""
+    directory = out / RERANKER_DIR
+    report_path = directory / TRAINING_FILE
+    if not report_path.exists():
+        say("5/6 training the reranker")
+        started = time.perf_counter()
+        train_reranker(out_dir=directory, data_dir=data_dir)
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        report["seconds"] = round(time.perf_counter() - started, 1)
+        report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    return {
+        "dir": RERANKER_DIR,
+        "train_specs": report.get("train_specs"),
+        "cross_validation": report.get("cross_validation"),
+        "seconds": report.get("seconds", 0.0),
+    }
+
+
+def _model_file(spec: str) -> ModelFile | None:
+    """The GGUF file of a local backbone: the pinned hash, or a ``local:<path>`` hashed."""
+    if not is_local(spec):
+        return None
+    from filingqa.models.registry import DEFAULT_LLM
+
+    if spec == "local":
+        return ModelFile(name=DEFAULT_LLM.file.name, sha256=DEFAULT_LLM.file.sha256)
+    from filingqa.models.verify import sha256_of
+
+    path = Path(spec.removeprefix("local:")).expanduser()
+    return ModelFile(name=path.name, sha256=sha256_of(path, progress=True))
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("filingqa", "dspy", "lightgbm"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    return versions
+
+
+def _data_splits(plan: CompilePlan, data_dir: Path | None) -> dict[str, DataSplit]:
+    s = plan.request.settings
+    named = {
+        "train": (s.train, plan.train),
+        "dev": (s.dev, plan.dev),
+        "calibration": (plan.request.calibration or s.dev, plan.calibration),
+    }
+    return {
+        name: DataSplit(
+            specs=specs,
+            questions=len(records),
+            ids_sha256=compile_data.ids_sha256(records),
+            files=split_hashes([SplitSpec.parse(t).dataset for t in specs], data_dir),
+        )
+        for name, (specs, records) in named.items()
+    }

@@ -1,0 +1,178 @@
+"""Optimizer settings per backbone kind and budget, and the up-front cost estimate.
+
+A small local model gets few bootstrapped demos (each demo repeats a whole evidence block in
+the prompt, so every demo slows each call), no raw labelled demos, few candidates, small
+train/dev draws and one thread; the default (``bootstrap-rs``, ``light``) compiles the PoT
+module within two hours on 2 CPU cores. A hosted model gets more demos, candidates,
+questions and threads, and compiles the whole program.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Target = Literal["pot", "program"]
+OptimizerName = Literal["bootstrap-rs", "mipro", "gepa", "simba"]
+Budget = Literal["light", "medium", "heavy"]
+OPTIMIZERS: tuple[OptimizerName, ...] = ("bootstrap-rs", "mipro", "gepa", "simba")
+BUDGETS: tuple[Budget, ...] = ("light", "medium", "heavy")
+
+LOCAL_SECONDS_PER_CALL = 12.0
+"""Measured: one PoT call of the embedded 1.5B model on 2 CPU cores (TAT-QA, zero-shot)."""
+API_SECONDS_PER_CALL = 4.0
+"""A guess for a hosted model (no measurement): latency per call, before threading."""
+DEMO_SLOWDOWN = 0.45
+"""Extra time per demo in the prompt, as a share of a zero-shot call (a demo repeats an
+evidence block about as long as the question's own)."""
+CALLS_PER_QUESTION: dict[str, float] = {"pot": 1.15, "program": 2.3, "full": 3.2}
+"""LM calls per question: PoT (1.04 measured, plus repairs), the program's single pass
+(ambiguity check + PoT), and the full loop without the ambiguity check (PoT, verify,
+sometimes a revision and a second verify)."""
+
+RERANKER_MINUTES = 3.0
+"""Reranker training (no LM): the FinQA reranker benchmark, training included, ran 70 s."""
+
+_SCALE: dict[Budget, int] = {"light": 1, "medium": 2, "heavy": 4}
+
+
+class OptimizerSettings(BaseModel):
+    """Everything that sizes one compile (the optimizer reads the fields it has)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    optimizer: OptimizerName
+    budget: Budget
+    target: Target
+    train: list[str]
+    dev: list[str]
+    max_demos: int
+    max_labeled_demos: int = 0
+    candidates: int
+    trials: int = 0
+    minibatch_size: int = 10
+    max_metric_calls: int = 0
+    simba_steps: int = 0
+    simba_batch: int = 0
+    threads: int = 1
+    seed: int = 0
+
+
+def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> OptimizerSettings:
+    """The default settings for ``optimizer`` at ``budget`` on a local or hosted model."""
+    scale = _SCALE[budget]
+    if local:
+        train = [f"tatqa:dev:{16 * scale}", f"finqa:train_sample100:{8 * scale}"]
+        dev = [f"tatqa:dev:{min(30 * scale, 120)}"]
+        sizes = {"target": "pot", "max_demos": 2, "threads": 1}
+    else:
+        train = [f"tatqa:dev:{40 * scale}", f"finqa:train_sample100:{min(20 * scale, 100)}"]
+        dev = [f"tatqa:dev:{50 * scale}"]
+        sizes = {"target": "program", "max_demos": 4, "threads": 8}
+    per_optimizer = {
+        "bootstrap-rs": {"candidates": 2 * scale if local else 8 * scale},
+        "mipro": {"candidates": 3 * scale, "trials": 6 * scale, "minibatch_size": 10},
+        "gepa": {"candidates": 0, "max_metric_calls": (150 if local else 400) * scale},
+        "simba": {
+            "candidates": 3 if local else 6,
+            "simba_steps": 3 * scale,
+            "simba_batch": 8 if local else 16,
+        },
+    }[optimizer]
+    return OptimizerSettings(
+        optimizer=optimizer, budget=budget, train=train, dev=dev, **sizes, **per_optimizer
+    )
+
+
+class BudgetEstimate(BaseModel):
+    """Approximate LM calls per stage and the wall time they take."""
+
+    calls: dict[str, int]
+    other_minutes: dict[str, float] = {}
+    call_equivalents: float
+    seconds_per_call: float
+    threads: int
+    measured: bool
+
+    @property
+    def total_calls(self) -> int:
+        """All stages' LM calls."""
+        return sum(self.calls.values())
+
+    @property
+    def minutes(self) -> float:
+        """Estimated wall time, demos' slowdown and threads included."""
+        lm_minutes = self.call_equivalents * self.seconds_per_call / self.threads / 60
+        return lm_minutes + sum(self.other_minutes.values())
+
+    def describe(self) -> str:
+        """One line per stage, then the total."""
+        lines = [f"  {stage:<22}≈ {calls:>5} LM calls" for stage, calls in self.calls.items()]
+        lines += [f"  {stage:<22}≈ {m:>5g} min, no LM" for stage, m in self.other_minutes.items()]
+        basis = "measured local speed" if self.measured else "a guessed hosted latency"
+        lines.append(
+            f"  total ≈ {self.total_calls} LM calls, ≈ {self.minutes:.0f} min "
+            f"(at {self.seconds_per_call:g} s per call, {basis}, {self.threads} thread(s); "
+            "calls answered from the cache cost nothing)"
+        )
+        return "\n".join(lines)
+
+
+def _optimizer_calls(
+    s: OptimizerSettings, train: int, dev: int, per_question: float
+) -> tuple[dict[str, float], float]:
+    """LM calls per optimizer stage and the average demos in their prompts."""
+    demos = (1 + s.max_demos) / 2
+    if s.optimizer == "bootstrap-rs":
+        # zero-shot and labels-only (no raw demos) repeat the before-score calls: cached
+        return {
+            "bootstrap traces": train * per_question,
+            "candidate evaluation": (s.candidates + 1) * dev * per_question,
+        }, demos
+    if s.optimizer == "mipro":
+        fulls = (s.trials + 1) // 5 + 1 + (1 if s.trials < 5 else 0)
+        return {
+            "proposals + traces": 5 * s.candidates + 3 * s.candidates + 10,
+            "trials": (s.trials * min(s.minibatch_size, dev) + fulls * dev) * per_question,
+        }, demos
+    if s.optimizer == "gepa":
+        return {
+            "rollouts": s.max_metric_calls * per_question,
+            "reflection": s.max_metric_calls / 3,
+        }, 0.0
+    return {
+        "rollouts + candidates": 2 * s.simba_steps * s.simba_batch * s.candidates * per_question,
+        "rules": s.simba_steps * s.candidates,
+    }, demos
+
+
+def estimate(
+    settings: OptimizerSettings,
+    *,
+    train: int,
+    dev: int,
+    calibration: int,
+    local: bool,
+    reranker: bool = True,
+) -> BudgetEstimate:
+    """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn (and the
+    reranker trained, if ``reranker``)."""
+    per_question = CALLS_PER_QUESTION[settings.target]
+    optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
+    stages = {"dev score before": dev * per_question, **optimizing}
+    stages["router labels"] = calibration * (CALLS_PER_QUESTION["pot"] + CALLS_PER_QUESTION["full"])
+    slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
+    equivalents = sum(
+        calls * (1 + DEMO_SLOWDOWN * demos) if stage in slowed else calls
+        for stage, calls in stages.items()
+    )
+    return BudgetEstimate(
+        calls={stage: math.ceil(calls) for stage, calls in stages.items()},
+        other_minutes={"reranker training": RERANKER_MINUTES} if reranker else {},
+        call_equivalents=equivalents,
+        seconds_per_call=LOCAL_SECONDS_PER_CALL if local else API_SECONDS_PER_CALL,
+        threads=1 if local else settings.threads,
+        measured=local,
+    )

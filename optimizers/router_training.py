@@ -1,0 +1,236 @@
+"""Train the LightGBM router: does the full verify-refine loop beat a single pass?
+
+Each calibration question is answered twice by the compiled program over its gold context,
+once in a single pass and once with the full loop (ambiguity detection off in both: it is
+not what the router decides). The label is whether the full loop scored higher under the
+strict judge. Both runs are rows in ``single.jsonl`` / ``full.jsonl`` (written by
+:func:`filingqa.evaluation.runner.run_mode`, so an interrupted labelling resumes).
+The report gives cross-validated accuracy and what routing saves: accuracy and LM calls
+per question when every question takes the full loop, none does, or the router decides.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.datasets import QARecord
+from filingqa.evaluation.runner import Row, run_mode
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.compiled_modes import program_mode
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.lightgbm_router import LightGBMRouter
+from filingqa.program.router import RoutingDecision, route_by_rule
+from filingqa.program.router_features import FEATURE_NAMES, extract
+
+if TYPE_CHECKING:
+    import lightgbm
+
+TRAINING_FILE = "training.json"
+
+
+class RouterLabel(BaseModel):
+    """One calibration question: both runs' scores and LM calls, and the label."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    question: str
+    single_score: float
+    full_score: float
+    single_calls: int
+    full_calls: int
+
+    @property
+    def full_loop_helps(self) -> bool:
+        """The label: the full loop scored higher than the single pass."""
+        return self.full_score > self.single_score
+
+
+class RouterParams(BaseModel):
+    """LightGBM settings for a few dozen labelled questions (deterministic)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    num_boost_round: int = 40
+    learning_rate: float = 0.1
+    num_leaves: int = 4
+    min_data_in_leaf: int = 3
+    threshold: float = 0.5
+    seed: int = 0
+
+    def lightgbm(self) -> dict[str, Any]:
+        """The parameter dict for ``lightgbm.train``."""
+        return {
+            "objective": "binary",
+            "learning_rate": self.learning_rate,
+            "num_leaves": self.num_leaves,
+            "min_data_in_leaf": self.min_data_in_leaf,
+            "min_data_in_bin": 1,
+            "seed": self.seed,
+            "deterministic": True,
+            "force_row_wise": True,
+            "num_threads": 1,
+            "verbosity": -1,
+        }
+
+
+class Policy(BaseModel):
+    """Mean score and LM calls per question under one routing policy."""
+
+    accuracy: float
+    lm_calls: float
+
+
+class RouterReport(BaseModel):
+    """What :func:`train_router` measured (saved as ``training.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    questions: int
+    positives: int
+    folds: int
+    cv_accuracy: float
+    majority_accuracy: float
+    always_single: Policy
+    always_full: Policy
+    routed: Policy
+    call_savings: float
+    params: RouterParams
+    feature_gain: dict[str, float]
+
+
+def forced_router(full_loop: bool):
+    """A router that always (or never) takes the full loop; the path stays the rule's."""
+
+    def route(question: str) -> RoutingDecision:
+        rule = route_by_rule(question)
+        return RoutingDecision(
+            path=rule.path,
+            full_loop=full_loop,
+            source="rule",
+            reason=f"calibration: {'full loop' if full_loop else 'single pass'} forced",
+        )
+
+    return route
+
+
+def label_questions(
+    records: Sequence[QARecord],
+    program_state: dict[str, Any],
+    *,
+    judge: StrictJudge,
+    out_dir: Path,
+    progress: bool = True,
+) -> list[RouterLabel]:
+    """Run ``records`` single-pass and full-loop with the compiled ``program_state``;
+    rows are checkpointed in ``out_dir`` (``single.jsonl``, ``full.jsonl``)."""
+    runs: dict[str, list[Row]] = {}
+    for name, full_loop in (("single", False), ("full", True)):
+        qa = FinancialQA(router=forced_router(full_loop), detect_ambiguity=False)
+        qa.load_state(program_state)
+        runs[name] = run_mode(
+            records,
+            program_mode(qa),
+            judge=judge,
+            rows_path=out_dir / f"{name}.jsonl",
+            progress=progress,
+        )
+    return [
+        RouterLabel(
+            id=single.id,
+            question=single.question,
+            single_score=single.score,
+            full_score=full.score,
+            single_calls=single.lm_calls,
+            full_calls=full.lm_calls,
+        )
+        for single, full in zip(runs["single"], runs["full"], strict=True)
+    ]
+
+
+def fit(features: np.ndarray, labels: np.ndarray, params: RouterParams) -> lightgbm.Booster:
+    """A binary LightGBM classifier of ``labels`` (1: the full loop helps)."""
+    import lightgbm
+
+    settings = params.lightgbm()
+    data = lightgbm.Dataset(
+        features, label=labels, feature_name=list(FEATURE_NAMES), params=settings
+    )
+    return lightgbm.train(settings, data, num_boost_round=params.num_boost_round)
+
+
+def fold_of(n: int, folds: int, seed: int) -> list[int]:
+    """A seeded assignment of ``n`` items to ``folds`` folds of near-equal size."""
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    assignment = [0] * n
+    for position, index in enumerate(order):
+        assignment[index] = position % folds
+    return assignment
+
+
+def cross_predict(
+    features: np.ndarray, labels: np.ndarray, params: RouterParams, folds: int
+) -> np.ndarray:
+    """Each question's full-loop decision by a model that did not see it."""
+    assignment = np.asarray(fold_of(len(labels), folds, params.seed))
+    decisions = np.zeros(len(labels), dtype=bool)
+    for fold in range(folds):
+        held = assignment == fold
+        if held.any() and (~held).any():
+            model = fit(features[~held], labels[~held], params)
+            decisions[held] = model.predict(features[held]) >= params.threshold
+    return decisions
+
+
+def _policy(labels: Sequence[RouterLabel], full: Sequence[bool]) -> Policy:
+    scores = [x.full_score if f else x.single_score for x, f in zip(labels, full, strict=True)]
+    calls = [x.full_calls if f else x.single_calls for x, f in zip(labels, full, strict=True)]
+    return Policy(accuracy=float(np.mean(scores)), lm_calls=float(np.mean(calls)))
+
+
+def train_router(
+    labels: Sequence[RouterLabel],
+    out_dir: Path,
+    params: RouterParams | None = None,
+    folds: int = 5,
+) -> RouterReport:
+    """Cross-validate, fit on every label, save the router in ``out_dir``; report.
+
+    Raises:
+        ValueError: fewer labelled questions than folds.
+    """
+    params = params or RouterParams()
+    if len(labels) < max(folds, 2):
+        raise ValueError(f"router training needs at least {max(folds, 2)} labelled questions")
+    features = np.asarray([extract(x.question).vector() for x in labels])
+    target = np.asarray([float(x.full_loop_helps) for x in labels])
+    decisions = cross_predict(features, target, params, folds)
+    booster = fit(features, target, params)
+    LightGBMRouter(booster, params.threshold).save(out_dir)
+    always_full = _policy(labels, [True] * len(labels))
+    routed = _policy(labels, decisions.tolist())
+    gains = booster.feature_importance(importance_type="gain")
+    positives = int(target.sum())
+    report = RouterReport(
+        questions=len(labels),
+        positives=positives,
+        folds=folds,
+        cv_accuracy=float(np.mean(decisions == target.astype(bool))),
+        majority_accuracy=max(positives, len(labels) - positives) / len(labels),
+        always_single=_policy(labels, [False] * len(labels)),
+        always_full=always_full,
+        routed=routed,
+        call_savings=1 - routed.lm_calls / always_full.lm_calls if always_full.lm_calls else 0.0,
+        params=params,
+        feature_gain={n: round(float(g), 3) for n, g in zip(FEATURE_NAMES, gains, strict=True)},
+    )
+    (out_dir / TRAINING_FILE).write_text(json.dumps(report.model_dump(), indent=2) + "\n")
+    return report

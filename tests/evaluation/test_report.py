@@ -1,0 +1,67 @@
+import json
+import re
+from pathlib import Path
+
+from filingqa.evaluation.report import write_html_report
+from filingqa.evaluation.runner import Row
+from filingqa.evaluation.summary import summarize
+
+
+def rows(scores: list[float], calls: int, kind: str = "number") -> list[Row]:
+    return [
+        Row(
+            id=f"q{i}",
+            question=f"What was <b>item</b> {i}?",
+            gold="25.5",
+            answer="25.5" if score == 1 else "41",
+            outcome="answered",
+            score=score,
+            judge_reason="numeric check",
+            judge_stage="numeric",
+            answer_type=kind if i % 2 else "span",
+            lm_calls=calls,
+            tokens=100,
+            seconds=2.0,
+            working=f"result = {i} < 3",
+        )
+        for i, score in enumerate(scores)
+    ]
+
+
+def write_results(folder: Path) -> Path:
+    settings = {"direct": rows([1, 0, 0, 0], 1), "pot": rows([1, 1, 0, 1], 2)}
+    for name, found in settings.items():
+        (folder / f"{name}.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in found))
+    results = {
+        "settings": {"dataset": "tatqa:dev", "lm": "local", "where": {}, "limit": 4},
+        "wall_seconds": 12.5,
+        "summaries": {name: summarize(found).model_dump() for name, found in settings.items()},
+    }
+    path = folder / "results.json"
+    path.write_text(json.dumps(results))
+    return path
+
+
+def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
+    out = write_html_report(write_results(tmp_path), tmp_path / "report" / "index.html")
+    html = out.read_text()
+    for section in (
+        "accuracy-by-answer-type",
+        "accuracy-vs-lm-calls-per-question",
+        "failure-classes",
+        "questions",
+    ):
+        assert f'<section id="{section}">' in html
+    assert html.count("<svg") == 3
+    assert "tatqa:dev" in html and "75.0%" in html and "25.0%" in html
+    # one trace per row, nested under its setting, with the working escaped
+    assert html.count("<details>") == 2 + 8
+    assert "What was &lt;b&gt;item&lt;/b&gt; 1?" in html and "<b>item</b>" not in html
+    assert "result = 0 &lt; 3" in html
+    assert "[F period/semantic]" in html
+    assert re.search(r"<script|src=|href=", html) is None  # self-contained
+
+
+def test_manual_failure_classes_show_up(tmp_path: Path) -> None:
+    out = write_html_report(write_results(tmp_path), tmp_path / "r.html", manual={"q1": "D"})
+    assert "D question self-contradiction" in out.read_text()

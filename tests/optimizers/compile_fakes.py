@@ -1,0 +1,175 @@
+"""A tiny TAT-QA-format data dir and an LM that answers by rule, for compile tests.
+
+Each context holds a revenue table (2019 and 2018) and two questions: the revenue in 2019
+(a lookup the LM always gets right) and its percentage change: the LM's first program
+forgets to divide, unless its prompt holds a demo (a compiled program); the verifier
+rejects the wrong program and the revision is right, so the full loop gets it too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import dspy
+
+SPLIT = "mini"
+CONTEXTS = 12
+
+
+def write_data_dir(root: Path, contexts: int = CONTEXTS) -> Path:
+    """``root/tatqa/tatqa_dataset_mini.json`` with ``contexts`` contexts; returns ``root``."""
+    items = []
+    for c in range(contexts):
+        new, old = 100 + 10 * c, 80 + 5 * c
+        change = round((new - old) / old * 100, 2)
+        uid = f"ctx{c}"
+        question = {
+            "rel_paragraphs": ["1"],
+            "req_comparison": False,
+            "answer_from": "table",
+        }
+        items.append(
+            {
+                "table": {
+                    "uid": uid,
+                    "table": [["", "2019", "2018"], ["Revenue", str(new), str(old)]],
+                },
+                "paragraphs": [{"uid": f"{uid}-p", "order": 1, "text": f"Company {c} grew."}],
+                "questions": [
+                    {
+                        **question,
+                        "uid": f"{uid}-lookup",
+                        "order": 1,
+                        "question": f"What was the revenue of company {c} in 2019?",
+                        "answer": new,
+                        "derivation": str(new),
+                        "answer_type": "arithmetic",
+                        "scale": "",
+                    },
+                    {
+                        **question,
+                        "uid": f"{uid}-change",
+                        "order": 2,
+                        "question": "What was the percentage change in the revenue of company "
+                        f"{c} from 2018 to 2019?",
+                        "answer": change,
+                        "derivation": f"({new}-{old})/{old}",
+                        "answer_type": "arithmetic",
+                        "scale": "percent",
+                    },
+                ],
+            }
+        )
+    (root / "tatqa").mkdir(parents=True, exist_ok=True)
+    (root / "tatqa" / f"tatqa_dataset_{SPLIT}.json").write_text(json.dumps(items))
+    return root
+
+
+def _fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def _chat(**fields: str) -> str:
+    parts = [f"[[ ## {name} ## ]]\n{value}" for name, value in fields.items()]
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
+def _figures(text: str) -> tuple[str, str]:
+    new, old = re.findall(r"\|\s*Revenue\s*\|\s*(\d+)\s*\|\s*(\d+)", text)[-1]
+    return new, old
+
+
+def reply(system: str, user: str, demos: bool = False) -> str:
+    """The rule-following LM: see the module docstring. ``user`` is the last message,
+    ``demos`` whether earlier messages (demos) came with it."""
+    instruction = user.rsplit("\n\n", 1)[-1]  # code signatures: no system message, ask last
+    if "was rejected for the reason given" in instruction:
+        new, old = _figures(user)
+        return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
+    if "Python code that computes the answer" in instruction:
+        new, old = _figures(user)
+        question = user.split("Question:", 1)[-1]
+        if "percentage change" in question and demos:
+            return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
+        if "percentage change" in question:
+            return _fenced(f"new = {new}\nold = {old}\nresult = new - old")
+        return _fenced(f"revenue = {new}\nresult = revenue")
+    if "Check a draft answer" in system:
+        good = "/ old" in user or "percentage change" not in user
+        return _chat(
+            reasons='["the computation matches the question"]'
+            if good
+            else '["a percentage change must divide by the earlier value"]',
+            missing="",
+            verdict="ACCEPT" if good else "REJECT",
+        )
+    raise AssertionError(f"unexpected prompt: {system[:200]}")
+
+
+class RuleEngine:
+    """A DSPy engine answering with :func:`reply`; counts its calls; can be told to raise
+    KeyboardInterrupt on call ``interrupt_at`` (a ctrl-C)."""
+
+    def __init__(self, interrupt_at: int | None = None) -> None:
+        self.calls = 0
+        self.interrupt_at = interrupt_at
+
+    def complete(self, request):
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        self.calls += 1
+        if self.interrupt_at is not None and self.calls == self.interrupt_at:
+            raise KeyboardInterrupt
+        system = request.system if isinstance(request.system, str) else ""
+        text = reply(system, request.messages[-1].text or "", len(request.messages) > 1)
+        return Response(
+            id=None,
+            model="rules",
+            message=Message.assistant([TextPart(text)]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
+        )
+
+    def stream(self, request):
+        from dspy.lm15 import response_to_events
+
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        pass
+
+
+def rule_lm(interrupt_at: int | None = None) -> dspy.LM:
+    """A ``dspy.LM`` over :class:`RuleEngine` (cache off)."""
+    return dspy.LM("rules/test", engine=RuleEngine(interrupt_at), cache=False, num_retries=0)
+
+
+def small_request(out: Path, **changes: object):
+    """A bootstrap-rs request for 6 training and 8 dev questions of the mini split."""
+    from filingqa.optimizers.compile import CompileRequest
+    from filingqa.optimizers.presets import preset
+
+    settings = preset("bootstrap-rs", "light", local=True).model_copy(
+        update={"train": [f"tatqa:{SPLIT}:6"], "dev": [f"tatqa:{SPLIT}:8"], "candidates": 1}
+    )
+    fields = {
+        "name": out.name,
+        "out_dir": out,
+        "lm": "rules/test",
+        "settings": settings,
+        "skip_retriever": True,
+    }
+    return CompileRequest.model_validate(fields | changes)
+
+
+def compile_small(data_dir: Path, out: Path, lm: dspy.LM | None = None, **changes: object):
+    """Compile :func:`small_request` with ``lm`` (default: a fresh :func:`rule_lm`);
+    returns the manifest."""
+    from filingqa.optimizers.compile import plan_compile, run_compile
+
+    plan = plan_compile(small_request(out, **changes), data_dir)
+    return run_compile(
+        plan, lm=lm or rule_lm(), data_dir=data_dir, progress=False, say=lambda _: None
+    )

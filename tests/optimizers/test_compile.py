@@ -1,0 +1,173 @@
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from filingqa.cli import main
+from filingqa.evaluation.runner import read_rows
+from filingqa.models.registry import DEFAULT_LLM
+from filingqa.optimizers.compile import _model_file, plan_compile
+from filingqa.optimizers.manifest import read_manifest
+from filingqa.optimizers.presets import estimate, preset
+
+from .compile_fakes import SPLIT, compile_small, rule_lm, small_request, write_data_dir
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return write_data_dir(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="module")
+def compiled(data_dir: Path, tmp_path_factory) -> tuple[Path, int]:
+    """One compiled artifact and how many LM calls compiling it took."""
+    out = tmp_path_factory.mktemp("artifacts") / "mini"
+    lm = rule_lm()
+    compile_small(data_dir, out, lm)
+    return out, lm.engine.calls
+
+
+def test_compile_writes_program_router_and_manifest(compiled: tuple[Path, int]) -> None:
+    out, _ = compiled
+    manifest = read_manifest(out)
+    assert manifest.format_version == 1
+    assert (manifest.backbone, manifest.lm_model) == ("rules/test", "rules/test")
+    assert manifest.model_file is None  # not a local GGUF
+    assert manifest.versions["dspy"].startswith("3.4")
+    assert manifest.optimizer["optimizer"] == "bootstrap-rs"
+    assert manifest.optimizer["target"] == "pot"
+    # the rule LM divides only once it has seen a demo: compiling doubles accuracy
+    assert (manifest.before.accuracy, manifest.after.accuracy) == (0.5, 1.0)
+    assert max(manifest.candidates) == 1.0
+    assert manifest.data["train"].questions == 6
+    assert manifest.data["dev"].questions == 8
+    files = manifest.data["dev"].files[f"tatqa:{SPLIT}"]
+    assert list(files) == [f"tatqa/tatqa_dataset_{SPLIT}.json"]
+    assert len(files[f"tatqa/tatqa_dataset_{SPLIT}.json"]) == 64
+    assert manifest.lm_calls["dev before"] == 8 and manifest.lm_calls["optimizer"] > 0
+    assert manifest.router is not None and manifest.router["questions"] == 8
+    assert manifest.reranker is None  # skipped
+    state = json.loads((out / "program.json").read_text())
+    assert state["pot.write"]["demos"], "the compiled PoT module keeps its bootstrapped demos"
+    assert (out / "router" / "model.txt").exists()
+    assert (out / "router" / "training.json").exists()
+
+
+def test_dev_and_train_share_no_context(data_dir: Path, tmp_path: Path) -> None:
+    plan = plan_compile(small_request(tmp_path / "x"), data_dir)
+    train_docs = {d for r in plan.train for d in r.documents}
+    assert not train_docs & {d for r in plan.dev for d in r.documents}
+    assert plan.calibration == plan.dev
+
+
+def test_router_labels_say_where_the_full_loop_helps(compiled: tuple[Path, int]) -> None:
+    out, _ = compiled
+    single = {r.id: r for r in read_rows(out / "router" / "single.jsonl")}
+    full = {r.id: r for r in read_rows(out / "router" / "full.jsonl")}
+    assert single.keys() == full.keys()
+    for rid, row in full.items():
+        assert row.score == 1.0
+        assert row.lm_calls >= single[rid].lm_calls
+
+
+def test_rerun_of_a_finished_compile_makes_no_lm_call(
+    compiled: tuple[Path, int], data_dir: Path
+) -> None:
+    out, _ = compiled
+    lm = rule_lm()
+    manifest = compile_small(data_dir, out, lm)
+    assert lm.engine.calls == 0
+    assert manifest.after.accuracy == 1.0
+
+
+def test_interrupted_compile_resumes_where_it_stopped(
+    compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
+) -> None:
+    baseline, total = compiled
+    out = tmp_path / "mini"
+    first = rule_lm(interrupt_at=total - 4)  # ctrl-C while labelling the router
+    with pytest.raises(KeyboardInterrupt):
+        compile_small(data_dir, out, first)
+    assert not (out / "manifest.json").exists()
+    assert (out / "program.json").exists() and read_rows(out / "eval" / "after.jsonl")
+    second = rule_lm()
+    manifest = compile_small(data_dir, out, second)
+    assert 0 < second.engine.calls < 10
+    expected = read_manifest(baseline)
+    for stage in ("before", "after"):
+        assert getattr(manifest, stage).accuracy == getattr(expected, stage).accuracy
+    assert manifest.lm_calls == expected.lm_calls
+    assert manifest.router["routed"] == expected.router["routed"]
+
+
+def test_other_settings_in_the_same_out_dir_are_refused(
+    compiled: tuple[Path, int], data_dir: Path
+) -> None:
+    out, _ = compiled
+    with pytest.raises(ValueError, match=r"other settings \(teacher_lm differ\)"):
+        compile_small(data_dir, out, teacher_lm="other/model")
+
+
+def test_manifest_never_holds_secrets(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret-123456")
+    out = tmp_path / "secret"
+    api_base = "https://user:sk-pass-987654@llm.example:8443/v1?api_key=sk-query-424242"
+    manifest = compile_small(data_dir, out, api_base=api_base)
+    assert manifest.api_base == "https://llm.example:8443/v1"
+    written = "".join(p.read_text() for p in out.rglob("*.json"))
+    for secret in ("sk-env-secret-123456", "sk-pass-987654", "sk-query-424242"):
+        assert secret not in written
+
+
+def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
+    pinned = _model_file("local")
+    assert pinned is not None and pinned.sha256 == DEFAULT_LLM.file.sha256
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF")
+    hashed = _model_file(f"local:{gguf}")
+    assert hashed is not None and hashed.name == "tiny.gguf"
+    assert hashed.sha256 == hashlib.sha256(b"GGUF").hexdigest()
+    assert _model_file("openai/gpt-4o-mini") is None
+
+
+def test_default_local_preset_fits_two_hours() -> None:
+    settings = preset("bootstrap-rs", "light", local=True)
+    cost = estimate(settings, train=24, dev=30, calibration=30, local=True)
+    assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
+    assert 60 < cost.minutes < 120
+    assert "LM calls" in cost.describe() and "12 s per call" in cost.describe()
+
+
+def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:
+    code = main(
+        [
+            "compile",
+            "--out",
+            str(tmp_path / "dry"),
+            "--lm",
+            "openai/gpt-4o-mini",
+            "--train",
+            f"tatqa:{SPLIT}:6",
+            "--dev",
+            f"tatqa:{SPLIT}:8",
+            "--data-dir",
+            str(data_dir),
+            "--dry-run",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "bootstrap-rs (light) on the program module" in out
+    assert "train 6" in out and "dev 8" in out
+    assert "budget estimate" in out and "LM calls" in out
+    assert not (tmp_path / "dry").exists()
+
+
+def test_cli_bad_split_is_a_one_line_error(data_dir: Path, tmp_path: Path, capsys) -> None:
+    args = ["compile", "--out", str(tmp_path / "x"), "--train", "tatqa", "--dry-run"]
+    assert main([*args, "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("filingqa: error: bad split 'tatqa'") and "\n" not in err

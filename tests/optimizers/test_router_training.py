@@ -1,0 +1,87 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from filingqa.optimizers.router_training import (
+    RouterLabel,
+    fold_of,
+    forced_router,
+    train_router,
+)
+from filingqa.program.lightgbm_router import META_FILE, LightGBMRouter
+
+
+def synthetic_labels(n: int = 40) -> list[RouterLabel]:
+    """Multi-period change questions gain from the full loop; lookups do not."""
+    labels = []
+    for i in range(n):
+        if i % 2:
+            question = f"What was the percentage change in revenue of unit {i} from 2018 to 2020?"
+            labels.append(
+                RouterLabel(
+                    id=f"q{i}",
+                    question=question,
+                    single_score=0,
+                    full_score=1,
+                    single_calls=1,
+                    full_calls=4,
+                )
+            )
+        else:
+            question = f"What was the revenue of unit {i} in 2019?"
+            labels.append(
+                RouterLabel(
+                    id=f"q{i}",
+                    question=question,
+                    single_score=1,
+                    full_score=1,
+                    single_calls=1,
+                    full_calls=2,
+                )
+            )
+    return labels
+
+
+def test_training_learns_when_the_full_loop_helps(tmp_path: Path) -> None:
+    report = train_router(synthetic_labels(), tmp_path)
+    assert report.positives == 20 and report.majority_accuracy == 0.5
+    assert report.cv_accuracy >= 0.9
+    assert report.routed.accuracy == pytest.approx(report.always_full.accuracy)
+    assert report.always_single.accuracy == 0.5
+    # lookups skip the loop: 2 of 3 calls saved on half the questions → 1 - 2.5/3
+    assert report.call_savings == pytest.approx(1 - 2.5 / 3, abs=0.05)
+    assert json.loads((tmp_path / "training.json").read_text())["questions"] == 40
+    router = LightGBMRouter.load(tmp_path)
+    loop = router("What was the percentage change in net sales from 2019 to 2021?")
+    single = router("What was the revenue of unit 7 in 2019?")
+    assert (loop.full_loop, single.full_loop) == (True, False)
+    assert loop.source == "lightgbm" and loop.path == "pot"
+    assert loop.reason.startswith("lightgbm: P(full loop helps)")
+
+
+def test_too_few_labels_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least 5 labelled questions"):
+        train_router(synthetic_labels(4), tmp_path)
+
+
+def test_router_trained_on_other_features_is_refused(tmp_path: Path) -> None:
+    train_router(synthetic_labels(), tmp_path)
+    meta = json.loads((tmp_path / META_FILE).read_text())
+    (tmp_path / META_FILE).write_text(json.dumps(meta | {"feature_version": 0}))
+    with pytest.raises(ValueError, match="recompile"):
+        LightGBMRouter.load(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no trained router"):
+        LightGBMRouter.load(tmp_path / "missing")
+
+
+def test_folds_are_balanced_and_seeded() -> None:
+    folds = fold_of(12, 5, seed=0)
+    assert sorted(folds.count(f) for f in range(5)) == [2, 2, 2, 3, 3]
+    assert folds == fold_of(12, 5, seed=0) != fold_of(12, 5, seed=1)
+
+
+def test_forced_router_keeps_the_rule_path() -> None:
+    decision = forced_router(True)("Why did margins fall?")
+    assert (decision.path, decision.full_loop, decision.source) == ("cot", True, "rule")
+    assert "calibration" in decision.reason
