@@ -1,27 +1,47 @@
 """``filingqa eval``: settings × one dataset split, judged, summarised, written to disk.
 
-Rows go to ``<out>/<setting>.jsonl`` as they finish (a rerun resumes), the summaries and
-settings to ``<out>/results.json``.
+Each setting is a mode over a context: the record's gold context, or passages retrieved
+from the dataset's index (``naive-rag`` always retrieves; FinanceBench defaults to
+retrieved, the datasets that carry context to gold). Rows go to ``<out>/<setting>.jsonl``
+as they finish (a rerun resumes), the summaries and settings to ``<out>/results.json``
+(and to ``json_out`` when given).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import dspy
 from pydantic import BaseModel
 
 from filingqa.datasets import QARecord, load_dataset
-from filingqa.evaluation.modes import GOLD_CONTEXT_MODES
+from filingqa.evaluation.modes import MODES, RETRIEVED_ONLY, build_mode
+from filingqa.evaluation.open_corpus import (
+    Context,
+    OpenCorpus,
+    default_context,
+    index_location,
+    index_spec,
+    open_corpus,
+    require_index,
+)
+from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import run_mode
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
 
+REPORT_FILE = "report.html"
+
 
 class EvalSettings(BaseModel):
-    """What one ``eval`` run compares, on what, with which backbone."""
+    """What one ``eval`` run compares, on what, with which backbone.
+
+    ``context`` None means the dataset's default; ``index`` None means the dataset's
+    default index directory.
+    """
 
     dataset: str
     modes: list[str]
@@ -30,7 +50,47 @@ class EvalSettings(BaseModel):
     limit: int | None = None
     where: dict[str, str] = {}
     concurrency: int = 1
+    context: Context | None = None
+    index: Path | None = None
     out_dir: Path
+    json_out: Path | None = None
+
+
+class Setting(BaseModel):
+    """One mode over one context; ``label`` names its rows file and summary."""
+
+    mode: str
+    context: Context
+
+    @property
+    def label(self) -> str:
+        plain = self.context == "gold" or self.mode in RETRIEVED_ONLY
+        return self.mode if plain else f"{self.mode}@retrieved"
+
+
+def plan_settings(settings: EvalSettings) -> list[Setting]:
+    """The settings to run, in order; a clear error for unknown modes and impossible pairs."""
+    unknown = [m for m in settings.modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown eval mode(s) {unknown}; available: {', '.join(MODES)}")
+    retrieving = [m for m in settings.modes if m in RETRIEVED_ONLY]
+    if retrieving and settings.context == "gold":
+        raise ValueError(f"{', '.join(retrieving)} retrieves its evidence: drop --context gold")
+    context = settings.context or default_context(settings.dataset)
+    return [
+        Setting(mode=m, context="retrieved" if m in RETRIEVED_ONLY else context)
+        for m in settings.modes
+    ]
+
+
+def check_index(settings: EvalSettings) -> None:
+    """Fail now (before an LM loads) if a setting retrieves and its index is not built.
+
+    Raises:
+        IndexMissingError: the message names the command that builds it.
+    """
+    if _retrieves(plan_settings(settings)):
+        require_index(index_spec(settings.dataset), settings.index)
 
 
 def select_records(records: list[QARecord], where: dict[str, str]) -> list[QARecord]:
@@ -48,15 +108,16 @@ def run_evaluation(
     *,
     lm: dspy.BaseLM,
     judge_lm: dspy.BaseLM | None = None,
+    corpus: OpenCorpus | None = None,
     data_dir: str | None = None,
     progress: bool = True,
 ) -> dict[str, Summary]:
-    """Run every setting on the same records with the same LM; write rows and results."""
-    unknown = [m for m in settings.modes if m not in GOLD_CONTEXT_MODES]
-    if unknown:
-        raise ValueError(
-            f"unknown eval mode(s) {unknown}; available: {', '.join(GOLD_CONTEXT_MODES)}"
-        )
+    """Run every setting on the same records with the same LM; write rows and results.
+
+    Retrieved-context settings search ``corpus``; when None, the dataset's index is opened
+    for the run.
+    """
+    plan = plan_settings(settings)
     records = select_records(load_dataset(settings.dataset, data_dir=data_dir), settings.where)
     records = records[: settings.limit] if settings.limit else records
     if not records:
@@ -64,26 +125,43 @@ def run_evaluation(
     judge = StrictJudge(lm=judge_lm)
     summaries: dict[str, Summary] = {}
     started = time.perf_counter()
-    with dspy.context(lm=lm):
-        for mode in settings.modes:
+    with ExitStack() as stack, dspy.context(lm=lm):
+        if corpus is None and _retrieves(plan):
+            corpus = stack.enter_context(open_corpus(settings.dataset, settings.index))
+        for setting in plan:
             rows = run_mode(
                 records,
-                GOLD_CONTEXT_MODES[mode],
+                build_mode(setting.mode, corpus if setting.context == "retrieved" else None),
                 judge=judge,
-                rows_path=settings.out_dir / f"{mode}.jsonl",
+                rows_path=settings.out_dir / f"{setting.label}.jsonl",
                 concurrency=settings.concurrency,
                 progress=progress,
             )
-            summaries[mode] = summarize(rows)
-    _write_results(settings, summaries, time.perf_counter() - started)
+            summaries[setting.label] = summarize(rows)
+    _write_results(settings, plan, summaries, time.perf_counter() - started)
     return summaries
 
 
-def _write_results(settings: EvalSettings, summaries: dict[str, Summary], seconds: float) -> None:
+def _retrieves(plan: list[Setting]) -> bool:
+    return any(s.context == "retrieved" for s in plan)
+
+
+def _write_results(
+    settings: EvalSettings, plan: list[Setting], summaries: dict[str, Summary], seconds: float
+) -> None:
+    retrieving = _retrieves(plan)
+    index = index_location(index_spec(settings.dataset), settings.index) if retrieving else None
     results = {
         "settings": settings.model_dump(mode="json"),
+        "contexts": {s.label: s.context for s in plan},
+        "index": str(index) if index else None,
         "wall_seconds": round(seconds, 1),
         "summaries": {name: s.model_dump() for name, s in summaries.items()},
     }
+    text = json.dumps(results, indent=2)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
-    (settings.out_dir / "results.json").write_text(json.dumps(results, indent=2))
+    (settings.out_dir / "results.json").write_text(text)
+    write_html_report(settings.out_dir / "results.json", settings.out_dir / REPORT_FILE)
+    if settings.json_out is not None:
+        settings.json_out.parent.mkdir(parents=True, exist_ok=True)
+        settings.json_out.write_text(text)

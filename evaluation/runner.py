@@ -18,11 +18,16 @@ from tqdm import tqdm
 
 from filingqa.datasets import QARecord
 from filingqa.evaluation.modes import Mode, ModeAnswer
+from filingqa.evaluation.open_corpus import PageRef
 from filingqa.metrics.judge import StrictJudge
 
 
 class Row(BaseModel):
-    """One judged answer with its cost."""
+    """One judged answer with its cost, and the (doc, page) pairs it cited and retrieved.
+
+    ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
+    page was among the retrieved pages (None: not retrieved, or no gold page known).
+    """
 
     id: str
     question: str
@@ -39,6 +44,9 @@ class Row(BaseModel):
     working: str = ""
     note: str = ""
     error: str | None = None
+    cited: list[PageRef] = []
+    retrieved: list[PageRef] | None = None
+    gold_retrieved: bool | None = None
 
 
 def run_mode(
@@ -59,18 +67,30 @@ def run_mode(
     lock = threading.Lock()
     bar = tqdm(total=len(records), initial=len(records) - len(todo), disable=not progress)
 
+    stop = threading.Event()
+
     def work(record: QARecord) -> None:
-        row = answer_and_judge(record, mode, judge)
+        if stop.is_set():
+            return
+        try:
+            row = answer_and_judge(record, mode, judge)
+        except BaseException:  # ctrl-C: no new question starts
+            stop.set()
+            raise
         with lock:
             with rows_path.open("a", encoding="utf-8") as out:
                 out.write(row.model_dump_json() + "\n")
             done[row.id] = row
             bar.update()
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    try:
         for future in [pool.submit(copy_context().run, work, r) for r in todo]:
             future.result()
-    bar.close()
+    finally:  # on ctrl-C, questions not started are dropped; rows written so far are kept
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
     return [done[r.id] for r in records]
 
 
@@ -111,6 +131,9 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         working=answer.working,
         note=answer.note,
         error=error,
+        cited=answer.cited,
+        retrieved=answer.retrieved,
+        gold_retrieved=answer.gold_retrieved,
     )
 
 

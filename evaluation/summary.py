@@ -11,7 +11,11 @@ from filingqa.evaluation.runner import Row
 
 
 class Summary(BaseModel):
-    """Accuracy and mean cost of one setting over some rows."""
+    """Accuracy and mean cost of one setting over some rows.
+
+    ``retrieval_hit_rate``: the share of questions with a gold evidence page among the
+    retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
+    """
 
     questions: int
     accuracy: float
@@ -21,6 +25,7 @@ class Summary(BaseModel):
     outcomes: dict[str, int]
     errors: int
     by_answer_type: dict[str, float]
+    retrieval_hit_rate: float | None = None
 
 
 def summarize(rows: list[Row]) -> Summary:
@@ -39,6 +44,7 @@ def summarize(rows: list[Row]) -> Summary:
     by_type: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         by_type[row.answer_type].append(row.score)
+    hits = [r.gold_retrieved for r in rows if r.gold_retrieved is not None]
     return Summary(
         questions=len(rows),
         accuracy=statistics.mean(r.score for r in rows),
@@ -48,15 +54,23 @@ def summarize(rows: list[Row]) -> Summary:
         outcomes=dict(Counter(r.outcome for r in rows)),
         errors=sum(r.error is not None for r in rows),
         by_answer_type={t: statistics.mean(s) for t, s in sorted(by_type.items())},
+        retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
     )
 
 
 def format_table(summaries: dict[str, Summary]) -> str:
-    """One line per setting: accuracy, LM calls, tokens and seconds per question."""
-    lines = [f"{'setting':<12}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"]
+    """One line per setting: accuracy, LM calls, tokens and seconds per question, the
+    gold-page retrieval hit rate (``-`` where unknown) and the outcome counts (how many
+    answers were verified, unverified, refused, or ended in an error)."""
+    lines = [
+        f"{'setting':<18}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
+        f"{'gold hit':>10}  outcomes"
+    ]
     for name, s in summaries.items():
+        hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
+        outcomes = ", ".join(f"{kind} {count}" for kind, count in sorted(s.outcomes.items()))
         lines.append(
-            f"{name:<12}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
-            f"{s.tokens:>10.0f}{s.seconds:>8.1f}"
+            f"{name:<18}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
+            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{hit:>10}  {outcomes}"
         )
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from filingqa.models.embedding import load_text_embedding
-from filingqa.program.ask import SAMPLE_QUESTION, answer_over_filing
+from filingqa.program.ask import SAMPLE_QUESTION, answer_over_filing, sample_filing
 from filingqa.program.lm import adapter_for, get_lm
 
 pytestmark = pytest.mark.slow
@@ -51,3 +51,16 @@ def test_embedding_model_embeds_offline() -> None:
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
     assert model.model.tokenizer.truncation["max_length"] == 256
+
+
+def test_financial_qa_answers_end_to_end_over_an_index(local_lm: dspy.LM, tmp_path) -> None:
+    """Ingest the sample filing, index it (MiniLM + BM25), then the whole program answers."""
+    from filingqa.program.ask import answer_over_index
+    from filingqa.retrieval.corpus import build_index
+
+    report = build_index(tmp_path / "index", paths=[sample_filing()], progress=False)
+    assert report.failures == [] and report.passages > 0
+    answer = answer_over_index(SAMPLE_QUESTION, index=tmp_path / "index", lm=local_lm)
+    assert not answer.refused
+    assert answer.value == pytest.approx(812.4 - 412.6, rel=0.01)
+    assert 4 in {c.page for c in answer.citations}

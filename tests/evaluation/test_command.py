@@ -4,10 +4,19 @@ from pathlib import Path
 import pytest
 
 from filingqa.datasets.records import QARecord
-from filingqa.evaluation.command import EvalSettings, run_evaluation, select_records
+from filingqa.evaluation.command import (
+    EvalSettings,
+    check_index,
+    plan_settings,
+    run_evaluation,
+    select_records,
+)
 from filingqa.evaluation.gold_context import gold_passages
-from filingqa.evaluation.runner import Row
+from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
+from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import format_table, summarize
+
+from .fakes import ListSearch, chat, fenced, write_financebench
 
 
 def test_select_records_by_field_or_meta() -> None:
@@ -45,6 +54,7 @@ def test_summary_and_table() -> None:
     assert summary.errors == 1
     table = format_table({"pot": summary})
     assert "pot" in table and "50.0%" in table and "2.00" in table
+    assert table.endswith("answered 3")
 
 
 @pytest.mark.data
@@ -78,9 +88,152 @@ def test_run_evaluation_writes_rows_and_results(
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["settings"]["where"] == {"tatqa_answer_type": "arithmetic"}
     assert len((tmp_path / "out" / "pot.jsonl").read_text().splitlines()) == 2
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "Failure classes" in report and "What is the change in Other" in report
 
 
 def test_unknown_mode_is_a_clear_error(tmp_path: Path, scripted_lm) -> None:
     settings = EvalSettings(dataset="tatqa:dev", modes=["magic"], lm="x", out_dir=tmp_path)
     with pytest.raises(ValueError, match="unknown eval mode"):
         run_evaluation(settings, lm=scripted_lm([]))
+
+
+def program_replies(company: str, code: str) -> list[str]:
+    return [
+        chat(report={"kind": "none", "reason": "", "interpretations": []}),
+        chat(company=company, period="FY2024", variants=["operating cash flow"]),
+        chat(hypotheses=[{"query": "cash flow statement", "passage": "Operating cash flow"}]),
+        chat(keep=[1, 2], answerable=True, missing="", complementary_query=""),
+        fenced(code),
+    ]
+
+
+def test_open_corpus_eval_writes_pages_hit_rate_and_json(tmp_path: Path, scripted_lm) -> None:
+    data_dir = write_financebench(tmp_path / "data")
+    settings = EvalSettings(
+        dataset="financebench:dev",
+        modes=["naive-rag", "program"],
+        lm="scripted",
+        out_dir=tmp_path / "out",
+        json_out=tmp_path / "copy" / "results.json",
+    )
+    full, plain = ListSearch(), ListSearch()
+    lm = scripted_lm(
+        [
+            chat(reasoning="cash flow table", answer="399.8 million"),
+            chat(reasoning="Beta's table", answer="95.0 million"),
+            *program_replies("Acme", "result = 812.4 - 412.6"),
+            *program_replies("Beta", "result = 95.0"),
+        ]
+    )
+    summaries = run_evaluation(
+        settings,
+        lm=lm,
+        corpus=OpenCorpus(search=full, plain=plain, k=2),
+        data_dir=str(data_dir),
+        progress=False,
+    )
+    assert list(summaries) == ["naive-rag", "program@retrieved"]
+    naive, program = summaries["naive-rag"], summaries["program@retrieved"]
+    assert (naive.accuracy, naive.lm_calls, naive.retrieval_hit_rate) == (1.0, 1.0, 0.5)
+    assert (program.accuracy, program.lm_calls) == (1.0, 5.0)
+    assert len(plain.calls) == 2 and {c["company"] for c in full.calls} == {"Acme", "Beta"}
+    rows = read_rows(tmp_path / "out" / "program@retrieved.jsonl")
+    assert rows[0].cited == [("ACME_2024_10K", 4)]
+    assert ("ACME_2024_10K", 4) in rows[0].retrieved and rows[0].gold_retrieved
+    assert rows[1].gold_retrieved is False  # Beta's gold page 1 is not in the corpus
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["contexts"] == {"naive-rag": "retrieved", "program@retrieved": "retrieved"}
+    assert results["summaries"]["naive-rag"]["retrieval_hit_rate"] == 0.5
+    assert json.loads(settings.json_out.read_text()) == results
+    again = run_evaluation(  # every row is done: nothing runs, the LM has no replies left
+        settings,
+        lm=scripted_lm([]),
+        corpus=OpenCorpus(search=full, plain=plain),
+        data_dir=str(data_dir),
+        progress=False,
+    )
+    assert again == summaries
+
+
+def test_financebench_gold_context_reads_the_evidence_pages(tmp_path: Path, scripted_lm) -> None:
+    data_dir = write_financebench(tmp_path / "data")
+    settings = EvalSettings(
+        dataset="financebench:dev",
+        modes=["pot"],
+        lm="scripted",
+        limit=1,
+        context="gold",
+        out_dir=tmp_path / "out",
+    )
+    lm = scripted_lm([fenced("result = 812.4 - 412.6")])
+    summaries = run_evaluation(settings, lm=lm, data_dir=str(data_dir), progress=False)
+    assert summaries["pot"].accuracy == 1.0
+    assert summaries["pot"].retrieval_hit_rate is None
+    assert "Purchases of property and equipment" in lm.engine.prompt_text(0)
+    assert read_rows(tmp_path / "out" / "pot.jsonl")[0].cited == [("ACME_2024_10K", 4)]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "modes", "context", "expected"),
+    [
+        ("financebench:dev", ["pot", "naive-rag"], None, ["pot@retrieved", "naive-rag"]),
+        ("financebench:dev", ["program"], "gold", ["program"]),
+        ("tatqa:dev", ["direct", "program"], None, ["direct", "program"]),
+        ("tatqa:dev", ["naive-rag", "pot"], None, ["naive-rag", "pot"]),
+        ("tatqa:dev", ["program"], "retrieved", ["program@retrieved"]),
+    ],
+)
+def test_settings_pair_each_mode_with_a_context(
+    tmp_path: Path, dataset: str, modes: list[str], context: str | None, expected: list[str]
+) -> None:
+    settings = EvalSettings(dataset=dataset, modes=modes, lm="x", context=context, out_dir=tmp_path)
+    assert [s.label for s in plan_settings(settings)] == expected
+
+
+def test_naive_rag_with_gold_context_is_a_clear_error(tmp_path: Path) -> None:
+    settings = EvalSettings(
+        dataset="financebench:dev", modes=["naive-rag"], lm="x", context="gold", out_dir=tmp_path
+    )
+    with pytest.raises(ValueError, match="naive-rag retrieves its evidence: drop --context gold"):
+        plan_settings(settings)
+
+
+def test_the_index_is_checked_only_when_a_setting_retrieves(isolated_home: Path) -> None:
+    gold = EvalSettings(dataset="tatqa:dev", modes=["pot"], lm="x", out_dir=isolated_home)
+    check_index(gold)
+    retrieved = gold.model_copy(update={"dataset": "financebench:dev"})
+    with pytest.raises(IndexMissingError, match="filingqa index --dataset financebench"):
+        check_index(retrieved)
+    (isolated_home / "indexes" / "financebench").mkdir(parents=True)
+    (isolated_home / "indexes" / "financebench" / "index.json").write_text("{}")
+    check_index(retrieved)
+
+
+def test_summary_hit_rate_counts_only_rows_where_it_is_known() -> None:
+    def row(n: int, hit: bool | None) -> Row:
+        return Row(
+            id=str(n),
+            question="Q",
+            gold="1",
+            answer="1",
+            outcome="answered",
+            score=1.0,
+            judge_reason="",
+            judge_stage="numeric",
+            answer_type="number",
+            lm_calls=1,
+            tokens=10,
+            seconds=1.0,
+            retrieved=[] if hit is not None else None,
+            gold_retrieved=hit,
+        )
+
+    summary = summarize([row(1, True), row(2, False), row(3, None), row(4, True)])
+    assert summary.retrieval_hit_rate == pytest.approx(2 / 3)
+    gold = summarize([row(1, None)])
+    assert gold.retrieval_hit_rate is None
+    table = format_table({"naive-rag": summary, "pot": gold}).splitlines()
+    assert table[0].split()[-3:] == ["gold", "hit", "outcomes"]
+    assert table[1].startswith("naive-rag") and table[1].endswith("66.7%  answered 4")
+    assert table[2].startswith("pot") and table[2].endswith("-  answered 1")

@@ -96,12 +96,16 @@ def test_concurrent_runs_write_every_row_once(tmp_path: Path) -> None:
 def test_lm_calls_and_tokens_are_counted_per_question(tmp_path: Path, scripted_lm) -> None:
     import dspy
 
-    from filingqa.evaluation.modes import pot
+    from filingqa.evaluation.modes import build_mode
 
     lm = scripted_lm(["```python\nresult = 1\n```", "```python\nresult = 2\n```"])
     with dspy.context(lm=lm):
         rows = run_mode(
-            RECORDS[:2], pot, judge=StrictJudge(), rows_path=tmp_path / "p.jsonl", progress=False
+            RECORDS[:2],
+            build_mode("pot"),
+            judge=StrictJudge(),
+            rows_path=tmp_path / "p.jsonl",
+            progress=False,
         )
     assert [(r.lm_calls, r.tokens) for r in rows] == [(1, 15), (1, 15)]
     assert [r.score for r in rows] == [1.0, 1.0]
@@ -114,3 +118,51 @@ def test_read_rows_of_missing_or_empty_file(tmp_path: Path, missing: bool) -> No
     if not missing:
         path.write_text("")
     assert read_rows(path) == []
+
+
+def test_rows_keep_cited_and_retrieved_pages_across_a_resume(tmp_path: Path) -> None:
+    def mode(rec: QARecord) -> ModeAnswer:
+        return ModeAnswer(
+            answer=rec.answer,
+            cited=[("DOC", 4)],
+            retrieved=[("DOC", 4), ("DOC", 9)],
+            gold_retrieved=True,
+        )
+
+    path = tmp_path / "r.jsonl"
+    run_mode(RECORDS[:1], mode, judge=StrictJudge(), rows_path=path, progress=False)
+    row = read_rows(path)[0]
+    assert (row.cited, row.retrieved, row.gold_retrieved) == (
+        [("DOC", 4)],
+        [("DOC", 4), ("DOC", 9)],
+        True,
+    )
+
+
+def test_rows_written_before_retrieval_was_recorded_still_resume(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    run_mode(RECORDS[:1], echo_mode([]), judge=StrictJudge(), rows_path=path, progress=False)
+    old = {
+        k: v
+        for k, v in json.loads(path.read_text()).items()
+        if k not in ("cited", "retrieved", "gold_retrieved")
+    }
+    path.write_text(json.dumps(old) + "\n")
+    row = read_rows(path)[0]
+    assert (row.id, row.cited, row.retrieved, row.gold_retrieved) == ("q1", [], None, None)
+
+
+def test_ctrl_c_stops_before_the_questions_not_started(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def interrupted(rec: QARecord) -> ModeAnswer:
+        calls.append(rec.id)
+        if rec.id == "q2":
+            raise KeyboardInterrupt
+        return ModeAnswer(answer=rec.answer)
+
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_mode(RECORDS, interrupted, judge=StrictJudge(), rows_path=path, progress=False)
+    assert calls == ["q1", "q2"]
+    assert [row.id for row in read_rows(path)] == ["q1"]

@@ -1,0 +1,92 @@
+"""Eval settings over gold context and over a tiny open corpus, with a scripted LM."""
+
+import dspy
+import pytest
+
+from filingqa.datasets.records import Context, Evidence, Page, QARecord
+from filingqa.evaluation.modes import MODES, build_mode
+from filingqa.evaluation.open_corpus import OpenCorpus
+
+from .fakes import CASH_FLOW, PROGRAM_REPLIES, QUESTION, ListSearch, chat, fenced
+
+RECORD = QARecord(
+    id="fb_1",
+    dataset="financebench",
+    split="dev",
+    question=QUESTION,
+    answer="$399.8 million",
+    answer_value=399.8,
+    answer_type="number",
+    scale="million",
+    evidence=[Evidence(doc_name="ACME_2024_10K", page=3, text="812.4")],
+    context=Context(pages=[Page(doc_name="ACME_2024_10K", page=3, text=CASH_FLOW.text)]),
+)
+
+
+def corpus(full: ListSearch | None = None, plain: ListSearch | None = None) -> OpenCorpus:
+    return OpenCorpus(search=full or ListSearch(), plain=plain or ListSearch(), k=2)
+
+
+def test_naive_rag_answers_once_from_the_plain_top_k(scripted_lm) -> None:
+    full, plain = ListSearch(), ListSearch()
+    lm = scripted_lm([chat(reasoning="the cash flow table", answer="399.8 million")])
+    with dspy.context(lm=lm):
+        answer = build_mode("naive-rag", corpus(full, plain))(RECORD)
+    assert answer.answer == "399.8 million"
+    assert answer.working == "the cash flow table"
+    assert plain.calls == [{"query": QUESTION, "k": 2, "company": None, "period": None}]
+    assert full.calls == []
+    assert answer.retrieved == [("ACME_2024_10K", 4), ("BETA_2024_10K", 9)]
+    assert answer.gold_retrieved is True  # evidence page 3 (0-based) is page 4
+    assert len(lm.history) == 1
+    assert "812.4" in lm.engine.prompt_text(0)
+
+
+def test_a_miss_is_recorded_when_no_gold_page_is_retrieved(scripted_lm) -> None:
+    plain = ListSearch([p for p in ListSearch().passages if p.id != CASH_FLOW.id])
+    lm = scripted_lm([chat(reasoning="-", answer="not stated in the evidence")])
+    with dspy.context(lm=lm):
+        answer = build_mode("naive-rag", corpus(plain=plain))(RECORD)
+    assert answer.gold_retrieved is False
+    assert ("ACME_2024_10K", 4) not in answer.retrieved
+
+
+def test_pot_over_retrieved_passages_cites_the_pages_its_numbers_come_from(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 812.4 - 412.6")])
+    with dspy.context(lm=lm):
+        answer = build_mode("pot", corpus())(RECORD)
+    assert answer.answer.startswith("399.8")
+    assert answer.cited == [("ACME_2024_10K", 4)]
+    assert answer.gold_retrieved is True
+
+
+def test_program_searches_with_the_full_pipeline_and_records_what_it_found(scripted_lm) -> None:
+    full, plain = ListSearch(), ListSearch()
+    lm = scripted_lm(PROGRAM_REPLIES)
+    with dspy.context(lm=lm):
+        answer = build_mode("program", corpus(full, plain))(RECORD)
+    assert answer.answer == "399.8 million"
+    assert answer.outcome == "answered"
+    assert answer.cited == [("ACME_2024_10K", 4)]
+    assert plain.calls == []
+    assert {call["company"] for call in full.calls} == {"Acme"}
+    assert ("ACME_2024_10K", 4) in answer.retrieved
+    assert answer.gold_retrieved is True
+    assert len(lm.history) == len(PROGRAM_REPLIES)
+
+
+def test_gold_context_settings_do_not_search(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = 812.4 - 412.6")])
+    with dspy.context(lm=lm):
+        answer = build_mode("pot")(RECORD)
+    assert answer.answer.startswith("399.8")
+    assert answer.retrieved is None and answer.gold_retrieved is None
+    assert answer.cited == [("ACME_2024_10K", 4)]
+
+
+def test_naive_rag_needs_an_index_and_unknown_modes_are_named() -> None:
+    with pytest.raises(ValueError, match="naive-rag retrieves its evidence"):
+        build_mode("naive-rag")
+    with pytest.raises(ValueError, match="unknown eval mode 'magic'"):
+        build_mode("magic")
+    assert set(MODES) == {"direct", "cot", "pot", "naive-rag", "program"}

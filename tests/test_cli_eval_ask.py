@@ -1,0 +1,232 @@
+"""``filingqa eval`` and ``filingqa ask``: options, dispatch and wiring (scripted LM, fakes)."""
+
+import json
+import sys
+import types
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from filingqa.cli import main
+from filingqa.evaluation.open_corpus import OpenCorpus
+from filingqa.program.ask import FilingAnswer
+
+from .evaluation.fakes import ListSearch, chat, write_financebench
+
+
+@pytest.fixture
+def no_lm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading an LM fails the test (errors must come before it)."""
+
+    def get_lm(*_, **__):
+        raise AssertionError("the LM was loaded")
+
+    monkeypatch.setattr("filingqa.program.lm.get_lm", get_lm)
+
+
+@pytest.fixture
+def lm_replies(monkeypatch: pytest.MonkeyPatch, scripted_lm):
+    """``lm_replies([...])``: ``get_lm`` gives a scripted LM with these replies."""
+
+    def use(replies: list[str]):
+        lm = scripted_lm(replies)
+        monkeypatch.setattr("filingqa.program.lm.get_lm", lambda *_, **__: lm)
+        return lm
+
+    return use
+
+
+def build_index(home: Path, name: str = "financebench") -> Path:
+    directory = home / "indexes" / name
+    directory.mkdir(parents=True)
+    (directory / "index.json").write_text("{}")
+    return directory
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("filingqa: error: ") and "\n" not in err
+    return err
+
+
+# --- eval -----------------------------------------------------------------------------------
+
+
+def test_eval_without_the_index_names_the_fix_before_loading_the_lm(
+    isolated_home: Path, no_lm, capsys
+) -> None:
+    assert main(["eval", "--dataset", "financebench:dev", "--mode", "naive-rag"]) == 2
+    err = one_line_error(capsys)
+    assert "build it with `filingqa index --dataset financebench`" in err
+    assert str(isolated_home / "indexes" / "financebench") in err
+
+
+def test_eval_naive_rag_over_the_index_prints_the_table_and_writes_json(
+    isolated_home: Path, tmp_path: Path, lm_replies, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    index = build_index(isolated_home)
+    plain = ListSearch()
+    opened: list[tuple[str, Path | None]] = []
+
+    @contextmanager
+    def open_corpus(spec: str, directory: Path | None = None):
+        opened.append((spec, directory))
+        yield OpenCorpus(search=ListSearch(), plain=plain, k=2)
+
+    monkeypatch.setattr("filingqa.evaluation.command.open_corpus", open_corpus)
+    lm_replies([chat(reasoning="the cash flow table", answer="399.8 million")])
+    data_dir = write_financebench(tmp_path / "data")
+    out, copy = tmp_path / "out", tmp_path / "results.json"
+    argv = ["eval", "--dataset", "financebench:dev", "--mode", "naive-rag", "--limit", "1"]
+    argv += ["--data-dir", str(data_dir), "--out", str(out), "--json", str(copy)]
+    assert main([*argv, "--index", str(index)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].split()[-3:] == ["gold", "hit", "outcomes"]
+    setting, n, accuracy, calls, tokens, _seconds, hit, *outcomes = printed[2].split()
+    assert (setting, n, accuracy, calls, tokens, hit) == (
+        "naive-rag",
+        "1",
+        "100.0%",
+        "1.00",
+        "15",
+        "100.0%",
+    )
+    assert outcomes == ["answered", "1"]
+    assert opened == [("financebench:dev", index)]
+    assert json.loads(copy.read_text()) == json.loads((out / "results.json").read_text())
+    assert json.loads(copy.read_text())["index"] == str(index)
+
+
+def test_eval_retrieval_mode_dispatches_to_the_retrieval_evaluation(
+    no_lm, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    calls: list[tuple[str, dict]] = []
+    module = types.ModuleType("filingqa.evaluation.retrieval")
+    module.run_retrieval_evaluation = lambda dataset, **kwargs: calls.append((dataset, kwargs))
+    module.format_retrieval_table = lambda results: "RETRIEVAL TABLE"
+    monkeypatch.setitem(sys.modules, "filingqa.evaluation.retrieval", module)
+    argv = ["eval", "--dataset", "financebench:dev", "--mode", "retrieval", "--limit", "3"]
+    argv += ["--setting", "naive, full", "--json", str(tmp_path / "r.json"), "--data-dir", "D"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.strip() == "RETRIEVAL TABLE"
+    assert calls == [
+        (
+            "financebench:dev",
+            {
+                "settings": ["naive", "full"],
+                "limit": 3,
+                "data_dir": "D",
+                "json_out": tmp_path / "r.json",
+                "progress": True,
+            },
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--mode", "retrieval,pot"], "--mode retrieval runs alone"),
+        (["--mode", "pot", "--setting", "full"], "use it with --mode retrieval"),
+        (["--mode", "naive-rag", "--context", "gold"], "naive-rag retrieves its evidence"),
+        (["--mode", "magic"], "unknown eval mode(s) ['magic']"),
+    ],
+)
+def test_eval_option_mistakes_are_one_line_errors(
+    extra: list[str], message: str, no_lm, capsys
+) -> None:
+    assert main(["eval", "--dataset", "financebench:dev", *extra]) == 2
+    assert message in one_line_error(capsys)
+
+
+def test_eval_context_takes_gold_or_retrieved(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "--dataset", "tatqa:dev", "--context", "oracle"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'oracle'" in capsys.readouterr().err
+
+
+# --- ask ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def index_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """``answer_over_index`` replaced: each call's arguments are kept."""
+    calls: list[dict] = []
+
+    def answer_over_index(question: str, **kwargs) -> FilingAnswer:
+        calls.append({"question": question, **kwargs})
+        return FilingAnswer(
+            question=question,
+            answer="399.8 million",
+            value=399.8,
+            working="result = 812.4 - 412.6",
+            citations=[],
+            untraced_numbers=[],
+            refused=False,
+            outcome="answered",
+            lm_calls=5,
+            cached_calls=0,
+            tokens=75,
+            seconds=0.1,
+        )
+
+    monkeypatch.setattr("filingqa.program.ask.answer_over_index", answer_over_index)
+    return calls
+
+
+def test_ask_company_and_doc_search_the_default_index(
+    isolated_home: Path, lm_replies, index_answers: list[dict], capsys
+) -> None:
+    index = build_index(isolated_home, "default")
+    lm = lm_replies([])
+    argv = ["ask", "What was FCF?", "--company", "Acme", "--doc", "A_10K", "--doc", "B_10K"]
+    assert main(argv) == 0
+    assert index_answers == [
+        {
+            "question": "What was FCF?",
+            "index": index,
+            "lm": lm,
+            "company": "Acme",
+            "doc_ids": ["A_10K", "B_10K"],
+            "samples": 1,
+        }
+    ]
+    assert "Answer:   399.8 million" in capsys.readouterr().out
+
+
+def test_ask_index_takes_a_name_or_a_directory(
+    isolated_home: Path, tmp_path: Path, lm_replies, index_answers: list[dict]
+) -> None:
+    named = build_index(isolated_home)
+    other = build_index(tmp_path, "mine")
+    lm_replies([])
+    assert main(["ask", "What was FCF?", "--index", "financebench"]) == 0
+    assert main(["ask", "What was FCF?", "--index", str(other)]) == 0
+    assert [call["index"] for call in index_answers] == [named, other]
+    assert index_answers[0]["company"] is None and index_answers[0]["doc_ids"] == []
+
+
+def test_ask_answers_over_the_sample_filing_even_when_an_index_is_built(
+    isolated_home: Path, lm_replies, index_answers: list[dict], capsys
+) -> None:
+    build_index(isolated_home, "default")
+    lm_replies(["```python\nresult = 812.4 - 412.6\n```"])
+    assert main(["ask", "What was Northwind's free cash flow in fiscal 2024?"]) == 0
+    out = capsys.readouterr().out
+    assert "Answer:   399.8 million" in out
+    assert "NORTHWIND_2024_10K, page 4, table" in out
+    assert index_answers == []
+
+
+def test_ask_without_the_index_names_the_fix(isolated_home: Path, no_lm, capsys) -> None:
+    assert main(["ask", "What was FCF?", "--doc", "3M_2018_10K"]) == 2
+    assert "build it with `filingqa index PATH...`" in one_line_error(capsys)
+    assert main(["ask", "What was FCF?", "--index", "financebench"]) == 2
+    assert "build it with `filingqa index --dataset financebench`" in one_line_error(capsys)
+
+
+def test_ask_filing_and_index_options_exclude_each_other(no_lm, capsys) -> None:
+    assert main(["ask", "Q?", "--filing", "x.txt", "--company", "Acme"]) == 2
+    assert "--filing answers over that file" in one_line_error(capsys)
