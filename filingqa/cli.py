@@ -1,4 +1,4 @@
-"""The ``filingqa`` command line: ask, eval, models, data, judge (index, compile to come)."""
+"""The ``filingqa`` command line: ask, eval, models, data, judge, index, compile."""
 
 from __future__ import annotations
 
@@ -10,18 +10,11 @@ from pathlib import Path
 from filingqa import __version__
 from filingqa.config import ConfigError
 
-LATER = {
-    "index": "ingesting filings into the hybrid index (the retrieval issue)",
-    "compile": "compiling the program per backbone (the compile issue)",
-}
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     parser = _build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown and not getattr(args, "takes_any_arguments", False):
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
@@ -46,9 +39,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_models(commands)
     _add_data(commands)
     _add_judge(commands)
-    for name, what in LATER.items():
-        later = commands.add_parser(name, help=f"(not yet available) {what}")
-        later.set_defaults(handler=_not_yet(name, what), takes_any_arguments=True)
+    _add_index(commands)
+    _add_compile(commands)
     return parser
 
 
@@ -70,13 +62,28 @@ def _positive_int(text: str) -> int:
 
 
 def _add_ask(commands) -> None:
-    ask = commands.add_parser("ask", help="answer a question over a filing")
+    ask = commands.add_parser("ask", help="answer a question over a filing or the index")
     ask.add_argument("question", help="the question, in quotes")
     ask.add_argument(
         "--filing",
         type=Path,
-        help="a plain-text filing (pages separated by form feeds); default: the bundled "
-        "Northwind Instruments FY2024 sample 10-K",
+        help="a plain-text filing (pages separated by form feeds); default: the index if "
+        "one is built, else the bundled Northwind Instruments FY2024 sample 10-K",
+    )
+    ask.add_argument(
+        "--index",
+        metavar="NAME|DIR",
+        help="search this index: a directory, or a name under FILINGQA_HOME/indexes (e.g. "
+        "financebench); default with --company/--doc: 'default', which `filingqa index "
+        "PATH...` builds",
+    )
+    ask.add_argument("--company", help="narrow the search to this company's filings (as named)")
+    ask.add_argument(
+        "--doc",
+        action="append",
+        default=[],
+        metavar="DOC_ID",
+        help="search this document only, e.g. 3M_2018_10K; repeatable",
     )
     _add_lm_options(ask)
     ask.add_argument(
@@ -98,14 +105,33 @@ def _key_value(text: str) -> tuple[str, str]:
 
 def _add_eval(commands) -> None:
     run = commands.add_parser(
-        "eval", help="compare settings on a dataset split, judged strictly (gold context)"
+        "eval", help="compare settings on a dataset split (gold or retrieved context), judged"
     )
     run.add_argument("--dataset", required=True, help="name:split, e.g. tatqa:dev")
     run.add_argument(
         "--mode",
         default="direct,pot,program",
-        help="comma-separated settings: direct, cot, pot, program (default: direct,pot,program)",
+        help="comma-separated settings: direct, cot, pot, naive-rag, program "
+        "(default: direct,pot,program); or retrieval alone (search quality, no LM)",
     )
+    run.add_argument(
+        "--context",
+        choices=["gold", "retrieved"],
+        help="evidence: the record's gold context, or passages searched in the index "
+        "(default: retrieved for financebench, gold for the rest; naive-rag always retrieves)",
+    )
+    run.add_argument(
+        "--index",
+        type=Path,
+        metavar="DIR",
+        help="index to search (default: the dataset's, FILINGQA_HOME/indexes/<dataset>)",
+    )
+    run.add_argument(
+        "--setting",
+        metavar="A,B",
+        help="comma-separated retrieval settings to compare (with --mode retrieval)",
+    )
+    run.add_argument("--json", type=Path, metavar="OUT", help="also write the results JSON to OUT")
     run.add_argument("--limit", type=_positive_int, help="the first N matching questions")
     run.add_argument(
         "--where",
@@ -166,46 +192,166 @@ def _add_judge(commands) -> None:
     judge.set_defaults(handler=_run_judge)
 
 
-def _not_yet(name: str, what: str) -> Callable[[argparse.Namespace], int]:
-    def handler(_: argparse.Namespace) -> int:
-        print(f"filingqa {name}: not yet available ({what}).", file=sys.stderr)
-        return 3
+def _add_index(commands) -> None:
+    index = commands.add_parser(
+        "index", help="ingest filings (or a dataset's documents) into the hybrid index"
+    )
+    index.add_argument("paths", nargs="*", type=Path, help="PDF, HTML or text files, or folders")
+    index.add_argument(
+        "--dataset", help="index a dataset's documents: financebench, finqa:SPLIT, tatqa:SPLIT"
+    )
+    where = index.add_mutually_exclusive_group()
+    where.add_argument(
+        "--index",
+        type=Path,
+        help="index directory (default: FILINGQA_HOME/indexes/default, or "
+        "FILINGQA_HOME/indexes/<dataset> with --dataset)",
+    )
+    where.add_argument("--qdrant-url", help="a Qdrant server or cluster instead of a directory")
+    index.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    index.add_argument("--quiet", action="store_true", help="no progress bars")
+    index.set_defaults(handler=_run_index)
 
-    return handler
+
+def _add_compile(commands) -> None:
+    from filingqa.optimizers.presets import BUDGETS, OPTIMIZERS
+
+    run = commands.add_parser(
+        "compile", help="compile the program for a backbone into artifacts/<name>"
+    )
+    run.add_argument("--out", type=Path, required=True, help="artifact folder, artifacts/<name>")
+    _add_lm_options(run)
+    run.add_argument("--optimizer", choices=OPTIMIZERS, default="bootstrap-rs")
+    run.add_argument(
+        "--budget",
+        choices=BUDGETS,
+        default="light",
+        help="optimizer effort and data sizes (default: light; a local light compile fits "
+        "in two hours on 2 cores)",
+    )
+    for split, what in (
+        ("train", "training questions"),
+        ("dev", "dev questions (candidate selection, scores before/after)"),
+        ("calibration", "router calibration questions (default: the dev draw)"),
+    ):
+        run.add_argument(
+            f"--{split}",
+            action="append",
+            default=[],
+            metavar="NAME:SPLIT[:N]",
+            help=f"{what}; repeatable (default: the preset's)",
+        )
+    run.add_argument(
+        "--target",
+        choices=["pot", "program"],
+        help="compile the PoT module or the whole program (default: pot for local models, "
+        "program for hosted ones)",
+    )
+    run.add_argument("--teacher-lm", help="LM that bootstraps demos and proposes instructions")
+    run.add_argument("--judge-lm", help="LM for the judge's LLM stage (default: the backbone)")
+    run.add_argument("--skip-retriever", action="store_true", help="do not train the reranker")
+    run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    run.add_argument(
+        "--dry-run", action="store_true", help="print the plan and budget estimate only"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.set_defaults(handler=_run_compile)
 
 
 def _run_ask(args: argparse.Namespace) -> int:
-    from filingqa.program.ask import answer_over_filing, format_answer
+    from filingqa.program.ask import answer_over_filing, answer_over_index, format_answer
     from filingqa.program.lm import get_lm
 
+    index = _ask_index(args)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
-    answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
+    if index is None:
+        answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
+    else:
+        answer = answer_over_index(
+            args.question,
+            index=index,
+            lm=lm,
+            company=args.company,
+            doc_ids=args.doc,
+            samples=args.samples,
+        )
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
     return 0
 
 
+def _ask_index(args: argparse.Namespace) -> Path | None:
+    """The index ask searches (when --index, --company or --doc is given), or None to answer
+    over one filing (--filing, default: the bundled sample)."""
+    from filingqa.program.ask import ask_index
+
+    wants_index = bool(args.index or args.company or args.doc)
+    if args.filing is not None and wants_index:
+        raise ValueError(
+            "--filing answers over that file; --index, --company and --doc "
+            "search an index: give one or the other"
+        )
+    return ask_index(args.index) if wants_index else None
+
+
 def _run_eval(args: argparse.Namespace) -> int:
-    from filingqa.evaluation.command import EvalSettings, run_evaluation
+    from filingqa.evaluation.command import (
+        REPORT_FILE,
+        EvalSettings,
+        check_index,
+        run_evaluation,
+    )
     from filingqa.evaluation.summary import format_table
     from filingqa.program.lm import get_lm
 
+    modes = _comma_list(args.mode)
+    if "retrieval" in modes:
+        return _run_retrieval_eval(args, modes)
+    if args.setting:
+        raise ValueError("--setting chooses retrieval settings: use it with --mode retrieval")
     settings = EvalSettings(
         dataset=args.dataset,
-        modes=[m.strip() for m in args.mode.split(",") if m.strip()],
+        modes=modes,
         lm=args.lm,
         judge_lm=args.judge_lm,
         limit=args.limit,
         where=dict(args.where),
         concurrency=args.concurrency,
+        context=args.context,
+        index=args.index,
         out_dir=args.out or Path("results") / "eval" / args.dataset.replace(":", "_"),
+        json_out=args.json,
     )
+    check_index(settings)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
     judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
     print(f"{settings.dataset}, lm={settings.lm}, where={settings.where or '-'}")
     print(format_table(summaries))
-    print(f"wrote {settings.out_dir / 'results.json'}")
+    written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
+    print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
     return 0
+
+
+def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:
+    """``--mode retrieval``: search quality of each retrieval setting (no LM)."""
+    if modes != ["retrieval"]:
+        raise ValueError("--mode retrieval runs alone: it measures search, not answers")
+    from filingqa.evaluation.retrieval import format_retrieval_table, run_retrieval_evaluation
+
+    results = run_retrieval_evaluation(
+        args.dataset,
+        settings=_comma_list(args.setting) if args.setting else None,
+        limit=args.limit,
+        data_dir=args.data_dir,
+        json_out=args.json,
+        progress=True,
+    )
+    print(format_retrieval_table(results))
+    return 0
+
+
+def _comma_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def _run_models_pull(args: argparse.Namespace) -> int:
@@ -243,6 +389,28 @@ def _run_data_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_index(args: argparse.Namespace) -> int:
+    from filingqa.retrieval.corpus import (
+        build_index,
+        dataset_index_name,
+        default_index_dir,
+        format_report,
+    )
+
+    if bool(args.paths) == bool(args.dataset):
+        raise ValueError("give files or folders to index, or --dataset, not both")
+    default = default_index_dir(dataset_index_name(args.dataset) if args.dataset else "default")
+    report = build_index(
+        args.qdrant_url or args.index or default,
+        paths=args.paths,
+        dataset=args.dataset,
+        data_dir=args.data_dir,
+        progress=not args.quiet,
+    )
+    print(format_report(report))
+    return 1 if report.failures else 0
+
+
 def _run_judge(args: argparse.Namespace) -> int:
     from filingqa.metrics.judge import StrictJudge
     from filingqa.metrics.judge_file import judge_jsonl
@@ -258,6 +426,64 @@ def _run_judge(args: argparse.Namespace) -> int:
     else:
         with args.file.open(encoding="utf-8") as lines:
             judge_jsonl(lines, judge, sys.stdout)
+    return 0
+
+
+def _run_compile(args: argparse.Namespace) -> int:
+    from filingqa.optimizers.compile import (
+        CompileRequest,
+        describe_plan,
+        plan_compile,
+        run_compile,
+    )
+    from filingqa.optimizers.presets import OptimizerSettings, preset
+    from filingqa.program.lm import get_lm, is_local
+
+    settings = preset(args.optimizer, args.budget, local=is_local(args.lm))
+    chosen = {"train": args.train, "dev": args.dev, "target": args.target}
+    settings = OptimizerSettings.model_validate(
+        settings.model_dump() | {key: value for key, value in chosen.items() if value}
+    )
+    request = CompileRequest(
+        name=args.out.name,
+        out_dir=args.out,
+        lm=args.lm,
+        api_base=args.api_base,
+        teacher_lm=args.teacher_lm,
+        judge_lm=args.judge_lm,
+        settings=settings,
+        calibration=args.calibration or None,
+        skip_retriever=args.skip_retriever,
+    )
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    plan = plan_compile(request, data_dir)
+    print(describe_plan(plan))
+    if args.dry_run:
+        return 0
+    lm = get_lm(args.lm, api_base=args.api_base)
+    teacher = get_lm(args.teacher_lm) if args.teacher_lm else None
+    judge = get_lm(args.judge_lm) if args.judge_lm else None
+    try:
+        manifest = run_compile(
+            plan,
+            lm=lm,
+            teacher_lm=teacher,
+            judge_lm=judge,
+            data_dir=data_dir,
+            progress=not args.quiet,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"filingqa compile: interrupted; finished work is kept in {args.out}, "
+            "rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    print(
+        f"dev accuracy {manifest.before.accuracy:.1%} -> {manifest.after.accuracy:.1%}; "
+        f"{sum(manifest.lm_calls.values())} LM calls, {manifest.wall_seconds / 60:.0f} min; "
+        f"load with filingqa.load({str(args.out)!r})"
+    )
     return 0
 
 

@@ -15,12 +15,6 @@ def test_help_lists_the_commands(capsys) -> None:
         assert command in out
 
 
-@pytest.mark.parametrize("command", ["index", "compile"])
-def test_later_commands_say_not_yet_available(command: str, capsys) -> None:
-    assert main([command, "--anything"]) == 3
-    assert "not yet available" in capsys.readouterr().err
-
-
 def test_models_status_without_models_names_the_fix(isolated_home: Path, capsys) -> None:
     assert main(["models", "status"]) == 1
     out = capsys.readouterr().out
