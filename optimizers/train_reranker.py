@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -87,6 +88,11 @@ class DataLeakError(ValueError):
 def default_artifact_dir() -> Path:
     """Where a trained reranker goes unless told otherwise: ``<home>/artifacts/reranker``."""
     return home_dir() / "artifacts" / "reranker"
+
+
+def shipped_artifact_dir() -> Path:
+    """The reranker that ships with filingqa (``artifacts/reranker`` in the repository)."""
+    return Path(str(resources.files("filingqa.artifacts") / "reranker"))
 
 
 # --- passages from QA records -------------------------------------------------------------

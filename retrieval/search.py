@@ -340,17 +340,19 @@ def _saved_metadata(location: str | Path) -> MetadataStore | None:
 
 
 def load_reranker(choice: ReRankerChoice = "default") -> Reranker | None:
-    """The reranker to use: given, loaded from a directory, or the trained default.
+    """The reranker to use: given, loaded from a directory, or the default (trained by the
+    user under ``FILINGQA_HOME``, else the one filingqa ships).
 
     A missing or outdated artifact gives the untrained reranker (fused order, dedup and
     parent promotion) and a warning.
     """
     if choice is None or isinstance(choice, Reranker):
         return choice
-    if choice == "default":
-        from filingqa.optimizers.train_reranker import default_artifact_dir
+    if choice == "default":  # the user's own training, else the one filingqa ships
+        from filingqa.optimizers.train_reranker import default_artifact_dir, shipped_artifact_dir
 
-        directory = default_artifact_dir()
+        trained = default_artifact_dir()
+        directory = trained if trained.is_dir() else shipped_artifact_dir()
     else:
         directory = Path(choice)
     try:

@@ -197,3 +197,10 @@ def test_companies_named_in_text(built: Path) -> None:
     ]
     assert store.companies_in("the gbx ratio") == []  # a short alias must be in capitals
     assert store.companies_in("Globex Inc. vs ACME") == ["Globex Inc.", "Acme Corporation"]
+
+
+def test_the_shipped_reranker_is_the_default_on_a_fresh_home(isolated_home) -> None:
+    from filingqa.retrieval.search import load_reranker
+
+    reranker = load_reranker("default")
+    assert reranker is not None and reranker.trained

@@ -1,0 +1,1 @@
+"""Artifacts shipped with filingqa (the trained reranker; compiled programs)."""
