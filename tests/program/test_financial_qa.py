@@ -9,14 +9,8 @@ import pytest
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval import Passage
 
-CASH_FLOW = Passage(
-    id="ACME_2024_10K:p4:tab1",
-    doc_id="ACME_2024_10K",
-    page=4,
-    kind="table",
-    text="(In millions)\n| | 2024 | 2023 |\n| Operating cash flow | 812.4 | 701.9 |\n"
-    "| Purchases of property and equipment | (412.6) | (355.0) |",
-)
+from ..evaluation.fakes import CASH_FLOW
+
 MDNA = Passage(
     id="ACME_2024_10K:p2:tex1",
     doc_id="ACME_2024_10K",

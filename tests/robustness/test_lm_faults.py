@@ -21,6 +21,7 @@ from filingqa.program.refusal import unsupported_numbers
 from filingqa.program.trace import Trace
 from filingqa.retrieval import Passage
 
+from ..evaluation.fakes import CASH_FLOW
 from .faulty_lm import (
     ACCEPT,
     AGGREGATE,
@@ -45,14 +46,6 @@ from .faulty_lm import (
     fenced,
 )
 
-CASH_FLOW = Passage(
-    id="ACME_2024_10K:p4:tab1",
-    doc_id="ACME_2024_10K",
-    page=4,
-    kind="table",
-    text="(In millions)\n| | 2024 | 2023 |\n| Operating cash flow | 812.4 | 701.9 |\n"
-    "| Purchases of property and equipment | (412.6) | (355.0) |",
-)
 MDNA = Passage(
     id="ACME_2024_10K:p2:tex1",
     doc_id="ACME_2024_10K",
