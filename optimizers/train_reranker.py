@@ -726,32 +726,42 @@ def train_reranker(
             )
             groups += found
             reasons += mined
-    cv = cross_validate(groups, params, folds)
-    booster = fit(groups, params)
-    Reranker(booster).save(out_dir)
-    report = TrainingReport(
-        out_dir=str(out_dir),
+    return _fit_and_save(
+        groups,
+        params,
+        folds,
+        out_dir,
         train_specs=list(train_specs),
         eval_specs=list(eval_specs),
         data_files=split_hashes([*train_specs, *eval_specs], data_dir),
         queries=total,
-        groups=len(groups),
-        candidates=sum(len(g.candidates) for g in groups),
-        positives=int(sum(g.labels.sum() for g in groups)),
         negatives_by_reason=dict(sorted(reasons.items())),
         depth=depth,
         pages=pages,
         views=list(views),
         name_companies=name_companies,
-        params=params,
         negatives=negatives,
+    )
+
+
+def _fit_and_save(
+    groups: Sequence[Group], params: TrainParams, folds: int, out_dir: Path, **fields: Any
+) -> TrainingReport:
+    """Cross-validate, fit on all ``groups``, save the model and its training report
+    (``fields`` say where the groups came from)."""
+    cv = cross_validate(groups, params, folds)
+    booster = fit(groups, params)
+    Reranker(booster).save(out_dir)
+    report = TrainingReport(
+        out_dir=str(out_dir),
+        groups=len(groups),
+        candidates=sum(len(g.candidates) for g in groups),
+        positives=int(sum(g.labels.sum() for g in groups)),
+        params=params,
         cross_validation=cv,
         feature_gain=_gains(booster),
+        **fields,
     )
-    return _save_report(report, out_dir)
-
-
-def _save_report(report: TrainingReport, out_dir: Path) -> TrainingReport:
     (out_dir / TRAINING_FILE).write_text(
         json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
     )
@@ -881,23 +891,16 @@ def train_reranker_on_pipeline(
     groups, total = pipeline_training_groups(
         train_specs, eval_specs=eval_specs, data_dir=data_dir, settings=settings, progress=progress
     )
-    cv = cross_validate(groups, params, folds)
-    booster = fit(groups, params)
-    Reranker(booster).save(out_dir)
-    report = TrainingReport(
-        out_dir=str(out_dir),
+    return _fit_and_save(
+        groups,
+        params,
+        folds,
+        out_dir,
         train_specs=list(train_specs),
         eval_specs=list(eval_specs),
         data_files=split_hashes([*train_specs, *eval_specs], data_dir),
         source="pipeline",
         queries=total,
-        groups=len(groups),
-        candidates=sum(len(g.candidates) for g in groups),
-        positives=int(sum(g.labels.sum() for g in groups)),
         depth=settings.candidates,
         search=settings.model_dump(),
-        params=params,
-        cross_validation=cv,
-        feature_gain=_gains(booster),
     )
-    return _save_report(report, out_dir)
