@@ -9,6 +9,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.program.code_adapter import FencedCodeAdapter
+from filingqa.program.sign_check import sign_feedback, subtracted_negatives
 from filingqa.program.table_rows import linearize_tables
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
 from filingqa.sandbox.outcome import Answer
@@ -128,7 +129,30 @@ class ProgramOfThought(dspy.Module):
                 config=config,
             ).program
             attempts.append(self._run(program, sample))
-        return attempts
+        return attempts + self._sign_revision(question, evidence, attempts[-1], config, sample)
+
+    def _sign_revision(
+        self, question: str, evidence: str, last: Attempt, config: dict[str, Any], sample: int
+    ) -> list[Attempt]:
+        """One revision when the program subtracts a parenthesised figure it made negative
+        (:mod:`~filingqa.program.sign_check`); kept only when the revision runs and no longer
+        does so."""
+        if not last.execution.ok:
+            return []
+        magnitudes = subtracted_negatives(last.program, evidence, question)
+        if not magnitudes:
+            return []
+        program = self.revise_program(
+            question=question,
+            evidence=evidence,
+            rejected_program=last.program,
+            reason=sign_feedback(magnitudes),
+            config=config,
+        ).program
+        revised = self._run(program, sample)
+        if revised.execution.ok and not subtracted_negatives(program, evidence, question):
+            return [revised]
+        return []
 
     def _run(self, program: str, sample: int) -> Attempt:
         execution = run_python(program, self.limits)

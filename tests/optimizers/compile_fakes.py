@@ -84,7 +84,11 @@ def _figures(text: str) -> tuple[str, str]:
 def reply(system: str, user: str, demos: bool = False) -> str:
     """The rule-following LM: see the module docstring. ``user`` is the last message,
     ``demos`` whether earlier messages (demos) came with it."""
-    if "computes the answer to the question" in system or "failed when it ran" in system:
+    instruction = user.rsplit("\n\n", 1)[-1]  # code signatures: no system message, ask last
+    if "was rejected for the reason given" in instruction:
+        new, old = _figures(user)
+        return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
+    if "Python code that computes the answer" in instruction:
         new, old = _figures(user)
         question = user.split("Question:", 1)[-1]
         if "percentage change" in question and demos:
@@ -92,9 +96,6 @@ def reply(system: str, user: str, demos: bool = False) -> str:
         if "percentage change" in question:
             return _fenced(f"new = {new}\nold = {old}\nresult = new - old")
         return _fenced(f"revenue = {new}\nresult = revenue")
-    if "was rejected for the reason given" in system:
-        new, old = _figures(user)
-        return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
     if "Check a draft answer" in system:
         good = "/ old" in user or "percentage change" not in user
         return _chat(

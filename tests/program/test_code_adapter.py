@@ -26,9 +26,22 @@ def test_predict_with_fenced_adapter_returns_the_code(scripted_lm) -> None:
         prediction = dspy.Predict(WriteProgram)(question="Double it?", evidence="Revenue 10")
     assert prediction.program == "revenue = 10.0\nresult = revenue * 2"
     prompt = lm.engine.prompt_text(0)
-    assert "```python" in prompt
-    assert "Evidence:\nRevenue 10" in prompt
+    assert "Revenue 10\n\nQuestion: Double it?" in prompt
     assert "[[ ##" not in prompt  # field names are not presented as identifiers
+
+
+def test_the_request_is_the_bare_prompt_evidence_question_instruction(
+    scripted_lm,
+) -> None:
+    lm = scripted_lm(["```python\nresult = 1\n```"])
+    with dspy.context(lm=lm, adapter=FencedCodeAdapter()):
+        dspy.Predict(WriteProgram)(question="Double it?", evidence="| Revenue | 10 |\n| Cost | 4 |")
+    (message,) = lm.engine.requests[0].messages
+    assert message.role == "user"
+    assert message.text == (
+        "| Revenue | 10 |\n| Cost | 4 |\n\nQuestion: Double it?\n\n"
+        "Write Python code that computes the answer and stores it in a variable named `result`."
+    )
 
 
 def test_demos_are_rendered_as_fenced_code(scripted_lm) -> None:
@@ -52,4 +65,4 @@ def test_empty_reply_is_a_parse_error(scripted_lm) -> None:
 
 def test_adapter_refuses_signatures_with_several_outputs() -> None:
     with pytest.raises(ValueError, match="exactly one output field"):
-        FencedCodeAdapter().format_field_structure(dspy.Signature("question -> a, b"))
+        FencedCodeAdapter().format(dspy.Signature("question -> a, b"), [], {"question": "q"})

@@ -127,3 +127,35 @@ def test_no_sample_runs_gives_an_empty_answer(scripted_lm) -> None:
         prediction = ProgramOfThought(samples=2, max_repairs=0)(question="Q?", evidence="E")
     assert prediction.answer == ""
     assert prediction.votes == 0
+
+
+CASH_FLOW = (
+    "| | 2024 |\n| Net cash provided by operating activities | 812.4 |\n"
+    "| Purchases of property and equipment | (412.6) |"
+)
+
+
+def test_a_parenthesised_outflow_subtracted_as_a_negative_is_revised(scripted_lm) -> None:
+    lm = scripted_lm(
+        [
+            fenced("cfo = 812.4\ncapex = -412.6\nresult = cfo - capex"),
+            fenced("cfo = 812.4\ncapex = 412.6\nresult = cfo - capex"),
+        ]
+    )
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW)
+    assert abs(prediction.value - 399.8) < 1e-9
+    assert [round(a.execution.value, 6) for a in prediction.attempts] == [1225.0, 399.8]
+    revision_prompt = lm.engine.prompt_text(1)
+    assert "(412.6) in parentheses" in revision_prompt
+    assert "result = cfo - capex" in revision_prompt
+
+
+def test_a_revision_that_repeats_the_slip_is_not_kept(scripted_lm) -> None:
+    slip = fenced("result = 812.4 - (-412.6)")
+    lm = scripted_lm([slip, slip])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW)
+    assert prediction.value == 1225.0
+    assert len(prediction.attempts) == 1
+    assert lm.engine.replies == []  # the revision was asked for once
