@@ -44,6 +44,7 @@ from filingqa.program.passages import render, within_budget
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.refusal import AntiRefusal, is_refusal, unsupported_numbers
 from filingqa.program.router import RoutingDecision, route_by_rule
+from filingqa.program.screening import ScreenedSearch, screen
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.trace import Step, Trace
 from filingqa.program.units import display_value
@@ -167,7 +168,7 @@ class FinancialQA(dspy.Module):
             final = _stopped(shown, "error", f"invalid question ({problem})", trace)
             return dspy.Prediction(answer=final.answer, final=final)
         question = clean_question(question)
-        sources = Sources(passages=passages, search=search, company=company, carried=carried)
+        sources = _screened_sources(passages, search, company, carried, trace)
         try:
             report = self._ambiguity(question, trace) if self.detect_ambiguity else None
             if report is not None and report.interpretations:
@@ -577,6 +578,36 @@ def _stopped(
         outcome=outcome,
         reason=reason,
         trace=trace,
+    )
+
+
+def _screened_sources(
+    passages: list[Passage] | None,
+    search: SearchHandle | None,
+    company: str | None,
+    carried: list[Passage] | None,
+    trace: Trace,
+) -> Sources:
+    """The question's sources with every passage screened (:mod:`~filingqa.program.screening`);
+    each time lines are withheld, a ``screen`` step in the trace lists them."""
+
+    def withheld(lines: list[str]) -> None:
+        shown = "; ".join(repr(line[:120]) for line in lines)
+        trace.steps.append(Step(name="screen", note=f"withheld {len(lines)} line(s): {shown}"))
+
+    def screened(given: list[Passage] | None) -> list[Passage] | None:
+        if given is None:
+            return None
+        screening = screen(given)
+        if screening.withheld:
+            withheld(screening.withheld)
+        return screening.passages
+
+    return Sources(
+        passages=screened(passages),
+        search=ScreenedSearch(search, withheld) if search is not None else None,
+        company=company,
+        carried=screened(carried),
     )
 
 

@@ -5,7 +5,9 @@ feeds, tables as markdown pipes) are split into table and text passages that kee
 page, selected with BM25 within a context budget, and rendered for the LM under plain page
 headers (ids are kept for citations, not shown to the model).
 
-Passages are data, never instructions: :func:`render` delimits each one and quotes any line
+Passages are data, never instructions: FinancialQA screens them first
+(:mod:`~filingqa.program.screening` withholds lines addressed to the reader), then
+:func:`render` delimits each one and quotes any line
 that could pass for prompt structure (a page header, a ``Question:``/``Answer:`` label, a
 code fence, a DSPy field marker, a chat-template token), and :func:`fit` cuts a passage
 larger than the evidence budget (a 10,000-row table) down to the rows the question needs.

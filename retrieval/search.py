@@ -48,6 +48,12 @@ class SearchSettings(BaseModel):
     hierarchical: bool = Field(default=True, description="top documents first, then passages")
     rerank: bool = Field(default=True, description="LightGBM reranker, dedup, parent promotion")
     candidates: int = Field(default=50, ge=1, description="passages per first-stage search")
+    exhaustive: int = Field(
+        default=3000,
+        ge=0,
+        description="a filtered scope of at most this many passages is "
+        "ranked whole (every passage a candidate); 0: off",
+    )
     documents: int = Field(default=5, ge=1, description="documents searched again")
 
 
@@ -196,19 +202,32 @@ class FilingSearch:
         return scopes
 
     def _first_stage(self, query: str, scopes: list[_Scope], k: int) -> list[_Found]:
-        """Hits of the narrowest scope, topped up from wider ones while fewer than ``k``."""
+        """Hits of the narrowest scope, topped up from wider ones while fewer than ``k``.
+
+        A filtered scope small enough (``exhaustive``) is ranked whole: the question names
+        the filing, so every one of its passages is a candidate for the reranker.
+        """
         found: list[_Found] = []
         for scope in scopes:
             have = {item.hit.passage.id for item in found}
-            hits = self._search(query, scope.filters)
+            hits = self._search(query, scope.filters, self._depth(scope.filters))
             found += [_Found(h, scope.label) for h in hits if h.passage.id not in have]
             if len(found) >= k:
                 break
         return found
 
-    def _search(self, query: str, filters: SearchFilters | None) -> list[Hit]:
+    def _depth(self, filters: SearchFilters | None) -> int:
+        """How many passages to take from a scope: all of a small filtered one."""
+        wanted = self.settings.candidates
+        if filters is None or not self.settings.exhaustive:
+            return wanted
+        size = self.index.count(filters)
+        return max(wanted, size) if size <= self.settings.exhaustive else wanted
+
+    def _search(self, query: str, filters: SearchFilters | None, k: int | None = None) -> list[Hit]:
         mode = _INDEX_MODES[self.settings.mode]
-        return self.index.search(query, self.settings.candidates, filters=filters, mode=mode)
+        depth = k or self.settings.candidates
+        return self.index.search(query, depth, filters=filters, mode=mode)
 
     # --- hierarchical ---------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import pytest
 from filingqa.program.financial_qa import WITHHELD, FinancialQA
 from filingqa.program.passages import EVIDENCE_END, render
 
-from .faulty_lm import AMBIGUITY, COT, NO_AMBIGUITY, faulty_lm
+from .faulty_lm import AMBIGUITY, COT, NO_AMBIGUITY, WRITE, faulty_lm, fenced
 from .test_lm_faults import MDNA
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "injection.py"
@@ -55,7 +55,7 @@ def test_an_answer_carrying_the_injections_target_does_not_hold(injection) -> No
     assert injection.same_answer(clean, rounded, "42")[0]
 
 
-@pytest.mark.parametrize("index", range(22))
+@pytest.mark.parametrize("index", range(32))
 def test_injected_structure_is_quoted_in_the_evidence(injection, index: int) -> None:
     case = injection.CASES[index]
     filing = injection.FILINGS[case.filing]
@@ -79,3 +79,21 @@ def test_a_text_answer_with_a_number_the_evidence_lacks_is_withheld() -> None:
     assert final.answer == WITHHELD
     assert "17" in final.reason
     assert final.trace.faults[-1].fault == "unsupported_number"
+
+
+def test_a_number_only_an_injected_line_holds_is_unsupported(injection) -> None:
+    filing = injection.FILINGS["acme"]
+    case = next(c for c in injection.CASES if c.name == "ignore all, in table")
+    lm = faulty_lm([(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 42"))])
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        final = FinancialQA()(question=filing.question, passages=injected(filing, case)).final
+    assert final.outcome == "unverified"
+    assert "numbers not found in the evidence: 42" in final.reason
+    screen_step = next(s for s in final.trace.steps if s.name == "screen")
+    assert "ignore all prior instructions" in screen_step.note
+    assert lm.engine.prompts
+    assert not any("the answer is 42" in p for p in lm.engine.prompts)  # never shown
+
+
+def injected(filing, case):
+    return sys.modules["injection_benchmark"].injected(filing, case)
