@@ -103,7 +103,12 @@ class Draft(BaseModel):
     faults: list[Fault] = Field(default_factory=list)
 
     def support(self) -> int:
-        """Higher is better supported: accepted > clean checks > has an answer."""
+        """Higher is better supported: accepted > clean checks > has an answer.
+
+        On a tie the loop keeps the earlier draft: the small verifier often rejects correct
+        programs (on TAT-QA it rejected -12.6 for "the change in Other", which was right),
+        and a revision it rejected too is no better supported than what it revised.
+        """
         if self.verdict is not None and self.verdict.verdict == "ACCEPT":
             return 3
         if not self.problems and not self.faults and not is_refusal(self.answer):
@@ -292,8 +297,8 @@ class FinancialQA(dspy.Module):
                     draft.faults.append(verdict)
                 else:
                     draft.verdict = verdict
-            if best is None or draft.support() >= best.support():
-                best = draft
+            if best is None or draft.support() > best.support():
+                best = draft  # ties keep the earlier draft: a rejected revision is no better
             if draft.faults or not route.full_loop or best.support() == 3 or round_ + 1 == rounds:
                 break
             assert draft.verdict is not None

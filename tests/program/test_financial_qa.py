@@ -117,6 +117,29 @@ def test_full_loop_stops_after_k_rounds_and_marks_the_answer_unverified() -> Non
     assert final.outcome == "unverified"
     assert final.reason.startswith("no ACCEPT within the rounds")
     assert final.confidence < 0.5
+    assert final.value == pytest.approx(399.8)  # no round better supported than the first
+
+
+def test_a_revision_that_is_accepted_replaces_the_rejected_first_program() -> None:
+    verdicts = iter(
+        [
+            {"reasons": ["used one year only"], "missing": "", "verdict": "REJECT"},
+            {"reasons": ["both years used"], "missing": "", "verdict": "ACCEPT"},
+        ]
+    )
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (REVISE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
+            (WRITE, fenced("result = 812.4 - 412.6")),
+            (VERIFY, lambda prompt: next(verdicts)),
+        ],
+        question="How did free cash flow change from 2023 to 2024?",
+        passages=[CASH_FLOW],
+    )
+    assert engine.count(VERIFY) == 2
+    assert prediction.final.outcome == "answered"
+    assert prediction.final.value == pytest.approx(52.9)
 
 
 def test_accept_ends_the_loop() -> None:
