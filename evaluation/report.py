@@ -79,10 +79,18 @@ def _header(results: dict[str, Any]) -> str:
         "backbone": settings.get("lm"),
         "filters": settings.get("where") or "-",
         "limit": settings.get("limit") or "-",
-        "wall time": f"{results.get('wall_seconds', 0)} s",
+        "wall time (this run)": f"{results.get('wall_seconds', 0)} s",
+        "question time (all rows)": f"{_question_seconds(results):,.1f} s",
     }
     items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts.items())
     return f"<h1>filingqa eval report</h1><dl>{items}</dl>"
+
+
+def _question_seconds(results: dict[str, Any]) -> float:
+    """Seconds the rows took to answer, resumed rows included (a resumed run's wall time
+    counts only what it answered itself)."""
+    summaries = results.get("summaries", {}).values()
+    return sum(s.get("seconds", 0) * s.get("questions", 0) for s in summaries)
 
 
 def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:

@@ -57,6 +57,13 @@ def scatter(points: dict[str, tuple[float, float]], *, x_label: str, y_label: st
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = 10 + inner_h * (1 - tick)
         parts.append(f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{tick:.0%}</text>')
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = left + inner_w * tick
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{10 + inner_h}" x2="{x:.1f}" y2="{14 + inner_h}" '
+            'stroke="#333"/>'
+            f'<text x="{x:.1f}" y="{26 + inner_h}" text-anchor="middle">{x_top * tick:.1f}</text>'
+        )
     for i, (name, (x, share)) in enumerate(points.items()):
         cx, cy = left + inner_w * x / x_top, 10 + inner_h * (1 - share)
         parts.append(

@@ -60,6 +60,10 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     assert "result = 0 &lt; 3" in html
     assert "[F period/semantic]" in html
     assert re.search(r"<script|src=|href=", html) is None  # self-contained
+    # resumed rows count in the question time: 8 rows of 2 s each
+    assert "<dt>question time (all rows)</dt><dd>16.0 s</dd>" in html
+    # the x axis of accuracy vs calls is labelled from 0 to beyond the largest (2 calls/q)
+    assert ">0.0</text>" in html and ">2.3</text>" in html
 
 
 def test_manual_failure_classes_show_up(tmp_path: Path) -> None:
