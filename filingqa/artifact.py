@@ -71,6 +71,14 @@ def load(
     return qa
 
 
+def _serves(name: str, backbone: str) -> bool:
+    """Whether ``name`` is the compiled-for embedded model behind a llama.cpp server
+    (``local@<url>`` for ``local``); the server's file cannot be checked from here."""
+    from filingqa.program.lm import LOCAL, served_url
+
+    return backbone == LOCAL and served_url(name) is not None
+
+
 def _backbone(manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | None):
     """The LM to run with, warning when it is not the one compiled for."""
     from filingqa.program.lm import get_lm
@@ -79,7 +87,11 @@ def _backbone(manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | 
         return get_lm(manifest.backbone, api_base=api_base)
     chosen = get_lm(lm, api_base=api_base) if isinstance(lm, str) else lm
     name = lm if isinstance(lm, str) else str(getattr(lm, "model", type(lm).__name__))
-    same = name == manifest.backbone or getattr(chosen, "model", None) == manifest.lm_model
+    same = (
+        name == manifest.backbone
+        or getattr(chosen, "model", None) == manifest.lm_model
+        or _serves(name, manifest.backbone)
+    )
     if not same:
         warnings.warn(
             f"{manifest.name} was compiled for {manifest.backbone} ({manifest.lm_model}); "

@@ -48,8 +48,9 @@ def _add_lm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lm",
         default="local",
-        help="backbone: 'local' (embedded Qwen2.5-Coder-1.5B), 'local:<path.gguf>', or a "
-        "litellm model string such as openai/gpt-4o-mini (default: local)",
+        help="backbone: 'local' (embedded Qwen2.5-Coder-1.5B), 'local:<path.gguf>', "
+        "'local@<url>' (the same model on a llama.cpp server, e.g. http://127.0.0.1:8000/v1), "
+        "or a litellm model string such as openai/gpt-4o-mini (default: local)",
     )
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
 
@@ -437,9 +438,9 @@ def _run_compile(args: argparse.Namespace) -> int:
         run_compile,
     )
     from filingqa.optimizers.presets import OptimizerSettings, preset
-    from filingqa.program.lm import get_lm, is_local
+    from filingqa.program.lm import get_lm, is_embedded
 
-    settings = preset(args.optimizer, args.budget, local=is_local(args.lm))
+    settings = preset(args.optimizer, args.budget, local=is_embedded(args.lm))
     chosen = {"train": args.train, "dev": args.dev, "target": args.target}
     settings = OptimizerSettings.model_validate(
         settings.model_dump() | {key: value for key, value in chosen.items() if value}

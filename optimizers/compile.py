@@ -54,7 +54,7 @@ from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Targe
 from filingqa.optimizers.router_training import label_questions, train_router
 from filingqa.optimizers.train_reranker import TRAINING_FILE, split_hashes, train_reranker
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import adapter_for, is_local
+from filingqa.program.lm import adapter_for, is_embedded, is_local
 from filingqa.program.pot import ProgramOfThought
 
 SETTINGS_FILE = "compile.json"
@@ -133,7 +133,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         train=len(train),
         dev=len(dev),
         calibration=len(calibration),
-        local=is_local(request.lm),
+        local=is_embedded(request.lm),
         reranker=not request.skip_retriever,
     )
     return CompilePlan(

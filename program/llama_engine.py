@@ -61,8 +61,8 @@ class LlamaCppEngine:
 
     def complete(self, request: Request) -> Response:
         """Generate one completion for ``request``."""
-        messages = _chat_messages(request)
-        settings = self._sampling(request)
+        messages = chat_messages(request)
+        settings = sampling(request, self.seed)
         started = time.perf_counter()
         with self._lock:
             llama = self._model()
@@ -72,7 +72,7 @@ class LlamaCppEngine:
                 if "context window" in str(problem) or "exceed" in str(problem):
                     raise ContextLengthError(str(problem)) from problem
                 raise
-        return _to_response(
+        return to_response(
             completion,
             json_mode="response_format" in settings,
             seconds=time.perf_counter() - started,
@@ -115,27 +115,30 @@ class LlamaCppEngine:
             )
         return self._llama
 
-    def _sampling(self, request: Request) -> dict[str, Any]:
-        config = request.config
-        settings: dict[str, Any] = {
-            "temperature": 0.0 if config.temperature is None else config.temperature,
-            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
-            "seed": self.seed if config.seed is None else config.seed,
-            # llama-cpp-python's in-process defaults, stated so they cannot drift from
-            # its server's (which uses repeat_penalty 1.1).
-            "top_k": config.top_k or 40,
-            "top_p": 0.95 if config.top_p is None else config.top_p,
-            "min_p": 0.05,
-            "repeat_penalty": 1.0,
-        }
-        if config.stop:
-            settings["stop"] = list(config.stop)
-        schema = _json_schema(config.response_format)
-        if schema is not None:
-            settings["response_format"] = {"type": "json_object", "schema": schema}
-        elif config.response_format is not None:
-            settings["response_format"] = {"type": "json_object"}
-        return settings
+
+def sampling(request: Request, seed: int) -> dict[str, Any]:
+    """llama.cpp settings for ``request``: greedy unless a temperature is given, the
+    in-process sampling defaults spelled out, and JSON requests under the schema grammar."""
+    config = request.config
+    settings: dict[str, Any] = {
+        "temperature": 0.0 if config.temperature is None else config.temperature,
+        "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+        "seed": seed if config.seed is None else config.seed,
+        # llama-cpp-python's in-process defaults, stated so that its server (whose own
+        # defaults differ: repeat_penalty 1.1) samples the same way.
+        "top_k": config.top_k or 40,
+        "top_p": 0.95 if config.top_p is None else config.top_p,
+        "min_p": 0.05,
+        "repeat_penalty": 1.0,
+    }
+    if config.stop:
+        settings["stop"] = list(config.stop)
+    schema = _json_schema(config.response_format)
+    if schema is not None:
+        settings["response_format"] = {"type": "json_object", "schema": schema}
+    elif config.response_format is not None:
+        settings["response_format"] = {"type": "json_object"}
+    return settings
 
 
 def _json_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -148,7 +151,8 @@ def _json_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | Non
     return response_format.get("schema")
 
 
-def _chat_messages(request: Request) -> list[dict[str, str]]:
+def chat_messages(request: Request) -> list[dict[str, str]]:
+    """The request as OpenAI-style chat messages (a developer turn becomes a system one)."""
     messages: list[dict[str, str]] = []
     if request.system is not None:
         system = request.system
@@ -164,7 +168,9 @@ def _chat_messages(request: Request) -> list[dict[str, str]]:
     return messages
 
 
-def _to_response(completion: dict[str, Any], *, json_mode: bool, seconds: float) -> Response:
+def to_response(completion: dict[str, Any], *, json_mode: bool, seconds: float) -> Response:
+    """A chat completion (llama.cpp's dict) as DSPy's response; raw control characters in
+    JSON strings, which the schema grammar lets through, are escaped."""
     choice = completion["choices"][0]
     text = choice["message"].get("content") or ""
     if json_mode:

@@ -3,6 +3,8 @@
 - ``local`` → the embedded Qwen2.5-Coder-1.5B GGUF (pulled by ``filingqa models pull``),
   run in process by llama-cpp-python;
 - ``local:<path.gguf>`` → any GGUF file, same engine;
+- ``local@<url>`` → the same model and requests, served by a llama.cpp server at ``url``
+  (``http://127.0.0.1:8000/v1``; see :mod:`filingqa.program.llama_server`);
 - anything else → a litellm model string through ``dspy.LM`` (``openai/gpt-4o-mini``,
   ``anthropic/...``, ``ollama_chat/...``, ``openai/<name>`` with ``api_base``), as a
   :class:`RetryingLM` following an explicit :class:`RetryPolicy`.
@@ -32,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from filingqa.cache import configure_dspy_cache
 from filingqa.program.llama_engine import DEFAULT_CONTEXT_TOKENS, LlamaCppEngine
+from filingqa.program.llama_server import LlamaServerEngine
 
 LOCAL = "local"
 LOCAL_MAX_TOKENS = 1024
@@ -117,6 +120,16 @@ def is_local(spec: str) -> bool:
     return spec == LOCAL or spec.startswith(f"{LOCAL}:")
 
 
+def is_embedded(spec: str) -> bool:
+    """Whether a backbone string names the small local model, in process or served."""
+    return is_local(spec) or served_url(spec) is not None
+
+
+def served_url(spec: str) -> str | None:
+    """The server URL of a ``local@<url>`` backbone string, else None."""
+    return spec.removeprefix(f"{LOCAL}@") if spec.startswith(f"{LOCAL}@") else None
+
+
 def get_lm(
     spec: str = LOCAL,
     *,
@@ -138,6 +151,16 @@ def get_lm(
         FileNotFoundError: ``local:<path>`` and the file does not exist.
     """
     configure_dspy_cache()
+    url = served_url(spec)
+    if url is not None:
+        return dspy.LM(
+            model=f"local-server/{url}",
+            engine=LlamaServerEngine(url),
+            temperature=temperature,
+            max_tokens=max_tokens or LOCAL_MAX_TOKENS,
+            cache=cache,
+            num_retries=0,
+        )
     if is_local(spec):
         path = _local_model_path(spec)
         return dspy.LM(
@@ -165,12 +188,12 @@ def get_lm(
 def adapter_for(lm: dspy.LM) -> dspy.Adapter:
     """The adapter that parses reliably for ``lm``.
 
-    In-process models get DSPy's JSONAdapter, whose schema is enforced by llama.cpp's
-    grammar (measured with small coder models: ChatAdapter output failed to parse almost
-    always, constrained JSON rarely). Hosted models keep DSPy's default ChatAdapter,
-    which falls back to JSON by itself.
+    In-process and llama.cpp-served models get DSPy's JSONAdapter, whose schema is
+    enforced by llama.cpp's grammar (measured with small coder models: ChatAdapter output
+    failed to parse almost always, constrained JSON rarely). Hosted models keep DSPy's
+    default ChatAdapter, which falls back to JSON by itself.
     """
-    if isinstance(getattr(lm, "engine", None), LlamaCppEngine):
+    if isinstance(getattr(lm, "engine", None), LlamaCppEngine | LlamaServerEngine):
         return dspy.JSONAdapter()
     return dspy.ChatAdapter()
 

@@ -3,7 +3,9 @@
 Pure functions over plain text, shared by the reranker features and the hard-negative miner:
 :func:`metric_terms` (canonical metrics a text names), :func:`metric_overlap` (how many of a
 query's metrics a passage names), :func:`years` / :func:`periods` (years and fiscal periods
-mentioned), :func:`granularity` (segment vs consolidated) and :func:`mentions_company`.
+mentioned), :func:`granularity` (segment vs consolidated) and :func:`mentions_company`;
+and for search, :func:`search_text`: the question without its answer-format instructions,
+with the line items and statement headings its metrics and statements are reported under.
 """
 
 from __future__ import annotations
@@ -123,6 +125,74 @@ METRICS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+STATEMENTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "income_statement": (
+        (
+            "income statement",
+            "income statements",
+            "statement of income",
+            "statements of income",
+            "statement of operations",
+            "statements of operations",
+            "statement of earnings",
+            "statements of earnings",
+            "p&l",
+            "profit and loss",
+        ),
+        "consolidated statements of operations income earnings",
+    ),
+    "balance_sheet": (
+        (
+            "balance sheet",
+            "balance sheets",
+            "statement of financial position",
+            "statements of financial position",
+        ),
+        "consolidated balance sheets total assets total liabilities",
+    ),
+    "cash_flow_statement": (
+        (
+            "cash flow statement",
+            "cash flow statements",
+            "statement of cash flows",
+            "statements of cash flows",
+        ),
+        "consolidated statements of cash flows operating investing financing activities",
+    ),
+}
+"""Primary statements: ``name -> (how questions call it, the words of its heading)``."""
+
+LINE_ITEMS: dict[tuple[str, ...], str] = {
+    ("quick ratio", "acid test"): "cash and cash equivalents marketable securities accounts "
+    "receivable total current assets total current liabilities",
+    ("working capital", "current ratio"): "total current assets total current liabilities",
+    ("gross margin", "gross margins", "gross profit"): "gross profit cost of sales",
+    ("operating margin", "operating income"): "operating income",
+    ("net profit margin", "net margin"): "net income revenues",
+    (
+        "capex",
+        "capital expenditure",
+        "capital expenditures",
+        "capital-intensive",
+        "capital intensive",
+    ): "purchases of property plant and equipment capital expenditures",
+    ("free cash flow", "free cashflow", "fcf"): "net cash provided by operating activities "
+    "purchases of property and equipment",
+    ("inventory turnover", "sold its inventory"): "cost of sales inventories",
+    ("days payable", "dpo"): "accounts payable cost of sales inventories",
+    ("ebitda",): "operating income depreciation and amortization",
+    ("d&a",): "depreciation and amortization",
+    ("return on assets", "roa"): "net income total assets",
+    ("asset turnover",): "revenues total assets property plant and equipment",
+    ("dividend payout", "retention ratio"): "cash dividends paid net income",
+    ("effective tax rate",): "effective tax rate provision for income taxes income before "
+    "income taxes",
+    ("operating cash flow ratio", "cash from operations"): "net cash provided by operating "
+    "activities total current liabilities",
+    ("liquidity",): "liquidity cash and cash equivalents current assets current liabilities",
+}
+"""Ratios and colloquial metrics → the line items a filing reports them under."""
+
 SEGMENT_MARKERS: tuple[str, ...] = (
     "segment",
     "segments",
@@ -236,3 +306,37 @@ def _word_runs(text: str) -> tuple[frozenset[str], frozenset[str]]:
     lowered = [w.lower() for w in words]
     runs = {"".join(lowered[i : i + size]) for size in range(1, 5) for i in range(len(lowered))}
     return frozenset(words), frozenset(runs)
+
+
+_STATEMENT_PATTERNS = {name: _pattern(names) for name, (names, _) in STATEMENTS.items()}
+_LINE_ITEM_PATTERNS = [(_pattern(names), items) for names, items in LINE_ITEMS.items()]
+_SENTENCE_END = re.compile(r"(?<=[?!.])\s+(?=[A-Z])")
+_DEFINITION = re.compile(r"\bdefined? (?:as|it)\b|\bdefine\b", re.IGNORECASE)
+
+
+def statements(text: str) -> frozenset[str]:
+    """The primary statements ``text`` names ("P&L", "statement of financial position")."""
+    flat = _flat(text)
+    return frozenset(name for name, pattern in _STATEMENT_PATTERNS.items() if pattern.search(flat))
+
+
+def question_core(text: str) -> str:
+    """The sentences of ``text`` that ask or define something: its questions (what follows
+    a lead-in colon) and definitions, without answer-format and persona instructions
+    ("Round your answer to two decimal places."); ``text`` when it asks nothing."""
+    kept = []
+    for sentence in _SENTENCE_END.split(text.strip()):
+        if sentence.endswith("?"):
+            kept.append(sentence.rsplit(": ", 1)[-1])
+        elif _DEFINITION.search(sentence):
+            kept.append(sentence)
+    return " ".join(kept) if any(s.endswith("?") for s in kept) else text
+
+
+def search_text(text: str) -> str:
+    """What to search for ``text``: :func:`question_core`, then the headings of the
+    statements and the line items of the metrics the whole text names."""
+    flat = _flat(text)
+    extra = [STATEMENTS[name][1] for name in sorted(statements(text))]
+    extra += [items for pattern, items in _LINE_ITEM_PATTERNS if pattern.search(flat)]
+    return " ".join([question_core(text), *dict.fromkeys(extra)])

@@ -86,3 +86,11 @@ def test_import_filingqa_stays_light() -> None:
     code = "import sys, filingqa; print(any(m.startswith('dspy') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert out.stdout.strip() == "False"
+
+
+def test_the_embedded_model_on_a_llama_server_counts_as_the_local_backbone() -> None:
+    from filingqa.artifact import _serves
+
+    assert _serves("local@http://127.0.0.1:8000/v1", "local")
+    assert not _serves("local@http://127.0.0.1:8000/v1", "openai/gpt-4o-mini")
+    assert not _serves("openai/qwen", "local")

@@ -1,11 +1,13 @@
+import json
 from typing import Literal
 
 import dspy
+import httpx
 import pytest
 from dspy.lm15 import ContextLengthError, Message, Request
 
-from filingqa.program.llama_engine import LlamaCppEngine, _chat_messages, _json_schema
-from filingqa.program.lm import adapter_for
+from filingqa.program.llama_engine import LlamaCppEngine, _json_schema, chat_messages
+from filingqa.program.lm import adapter_for, get_lm, is_embedded, served_url
 
 
 class StubLlama:
@@ -92,7 +94,7 @@ def test_system_and_developer_messages_map_to_system_role() -> None:
             Message.user("question"),
         ),
     )
-    assert _chat_messages(request) == [
+    assert chat_messages(request) == [
         {"role": "system", "content": "Be exact."},
         {"role": "system", "content": "rules"},
         {"role": "user", "content": "question"},
@@ -103,3 +105,65 @@ def test_engine_state_round_trips() -> None:
     engine = LlamaCppEngine("/models/m.gguf", n_ctx=4096, seed=7)
     again = LlamaCppEngine.load_state(engine.dump_state())
     assert (again.model_path, again.n_ctx, again.seed) == (engine.model_path, 4096, 7)
+
+
+class StubServer:
+    """A llama.cpp server's chat endpoint over httpx's mock transport."""
+
+    def __init__(self, content: str, status: int = 200) -> None:
+        self.content = content
+        self.status = status
+        self.bodies: list[dict] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.bodies.append(json.loads(request.content))
+        assert request.url.path == "/v1/chat/completions"
+        if self.status != 200:
+            return httpx.Response(self.status, text=self.content)
+        return httpx.Response(
+            200,
+            json={
+                "id": "s1",
+                "model": "qwen.gguf",
+                "choices": [{"message": {"content": self.content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 6, "total_tokens": 46},
+            },
+        )
+
+
+def served_lm(server: StubServer) -> dspy.LM:
+    lm = get_lm("local@http://127.0.0.1:8000/v1", cache=False)
+    lm.engine._client = httpx.Client(transport=httpx.MockTransport(server))
+    return lm
+
+
+def test_a_served_local_model_gets_the_in_process_requests() -> None:
+    server = StubServer('{"kind": "lookup", "note": "a\nb"}')
+    lm = served_lm(server)
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        prediction = dspy.Predict(Classify)(question="What was revenue?")
+    assert isinstance(adapter_for(lm), dspy.JSONAdapter)
+    assert prediction.kind == "lookup" and prediction.note == "a\nb"
+    body = server.bodies[0]
+    assert body["response_format"]["type"] == "json_object"  # never OpenAI's json_schema
+    assert body["response_format"]["schema"]["properties"]["kind"]["enum"] == [
+        "lookup",
+        "computation",
+    ]
+    assert (body["temperature"], body["repeat_penalty"], body["min_p"]) == (0.0, 1.0, 0.05)
+    assert lm.history[-1]["usage"]["total_tokens"] == 46
+
+
+def test_a_server_context_overflow_is_a_context_length_error() -> None:
+    server = StubServer("Requested tokens (9000) exceed context window of 8192", status=400)
+    engine = served_lm(server).engine
+    request = Request(model="local", messages=[Message.user("hi")])
+    with pytest.raises(ContextLengthError):
+        engine.complete(request)
+
+
+def test_served_url_and_embedded_specs() -> None:
+    assert served_url("local@http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    assert served_url("local") is None and served_url("openai/gpt-4o-mini") is None
+    assert is_embedded("local@http://h/v1") and is_embedded("local:/m.gguf")
+    assert not is_embedded("openai/gpt-4o-mini")

@@ -1,0 +1,138 @@
+"""The embedded model in process vs the same GGUF on a llama.cpp server on loopback.
+
+Starts ``python -m llama_cpp.server`` on 127.0.0.1 with the embedded model (same context
+size), loads the program twice — with ``local`` and with ``local@http://127.0.0.1:PORT/v1``
+(a compiled artifact via ``filingqa.load`` when ``--artifact`` is given, else the uncompiled
+``FinancialQA``) — asks both the first ``--questions`` TAT-QA dev arithmetic questions with
+their gold context, and compares the answers. Prints a table and the count of equal answers,
+writes JSON, exits 1 when any answer differs.
+
+    python benchmarks/served_vs_in_process.py [--artifact artifacts/qwen-local] [--questions 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dspy
+import httpx
+
+from filingqa.datasets import QARecord, load_dataset
+from filingqa.evaluation.gold_context import gold_passages
+from filingqa.models.store import ensure_llm
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.llama_engine import DEFAULT_CONTEXT_TOKENS
+from filingqa.program.lm import adapter_for, get_lm
+
+STARTUP_SECONDS = 180
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(model: Path, port: int) -> subprocess.Popen:
+    """A llama.cpp server with the embedded model on 127.0.0.1:``port``, once it answers."""
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(DEFAULT_CONTEXT_TOKENS),
+    ]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).raise_for_status()
+            return server
+        except httpx.HTTPError:
+            time.sleep(1)
+    server.kill()
+    raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s")
+
+
+def program_for(spec: str, artifact: Path | None) -> tuple[FinancialQA, dspy.LM]:
+    if artifact is not None:
+        from filingqa import load
+
+        qa = load(artifact, lm=spec)
+        return qa, dspy.settings.lm
+    return FinancialQA(), get_lm(spec)
+
+
+def answer_all(qa: FinancialQA, lm: dspy.LM, records: list[QARecord]) -> list[dict]:
+    answers = []
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        for record in records:
+            started = time.perf_counter()
+            final = qa(question=record.question, passages=gold_passages(record)).final
+            answers.append(
+                {
+                    "answer": final.answer,
+                    "outcome": final.outcome,
+                    "working": final.working,
+                    "seconds": round(time.perf_counter() - started, 1),
+                }
+            )
+    return answers
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--artifact", type=Path)
+    parser.add_argument("--questions", type=int, default=5)
+    parser.add_argument("--data-dir")
+    parser.add_argument("--json", type=Path, default=Path("results/served_vs_in_process.json"))
+    args = parser.parse_args()
+    records = [
+        r
+        for r in load_dataset("tatqa:dev", data_dir=args.data_dir)
+        if r.meta.get("tatqa_answer_type") == "arithmetic"
+    ][: args.questions]
+    in_process = answer_all(*program_for("local", args.artifact), records)
+    port = free_port()
+    server = start_server(ensure_llm(), port)
+    try:
+        url = f"local@http://127.0.0.1:{port}/v1"
+        served = answer_all(*program_for(url, args.artifact), records)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    same = 0
+    print(f"{'question':60} {'in process':>16} {'served':>16}")
+    for record, here, there in zip(records, in_process, served, strict=True):
+        equal = here["answer"] == there["answer"] and here["working"] == there["working"]
+        same += equal
+        mark = "" if equal else "  DIFFERENT"
+        answers = f"{here['answer'][:16]:>16} {there['answer'][:16]:>16}"
+        print(f"{record.question[:60]:60} {answers}{mark}")
+    print(f"{same}/{len(records)} same answers and programs (artifact: {args.artifact or 'none'})")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        {"question": r.question, "in_process": a, "served": b}
+        for r, a, b in zip(records, in_process, served, strict=True)
+    ]
+    summary = {"artifact": str(args.artifact) if args.artifact else None, "same": same}
+    args.json.write_text(json.dumps({**summary, "questions": rows}, indent=2))
+    return 0 if same == len(records) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
