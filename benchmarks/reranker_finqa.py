@@ -46,7 +46,8 @@ from filingqa.retrieval.documents import Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import reciprocal_rank_fusion
 from filingqa.retrieval.ingest import document_from_name
-from filingqa.retrieval.rerank import Candidate, Reranker, page_key
+from filingqa.retrieval.pages import page_key
+from filingqa.retrieval.rerank import Candidate, Reranker
 
 Ranker = Callable[[str], list[str]]
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "reranker_finqa.json"

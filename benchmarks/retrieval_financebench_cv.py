@@ -38,7 +38,8 @@ from filingqa.optimizers.train_reranker import (
     pipeline_training_groups,
 )
 from filingqa.retrieval.ingest import document_from_name
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.pages import page_key, spread_pages
+from filingqa.retrieval.rerank import Candidate, Reranker
 from filingqa.retrieval.search import FilingSearch, SearchSettings, load_reranker
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "retrieval_financebench_cv.json"
@@ -72,6 +73,13 @@ def hits(order: dict[str, list], queries: Sequence[EvalQuery]) -> dict[str, floa
     }
 
 
+def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candidate]:
+    """``order`` with the pipeline's last step: the best passages of the top pages first."""
+    if not settings.spread:
+        return list(order)
+    return spread_pages(order, lambda c: page_key(c.passage), 3 * settings.spread, settings.spread)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path)
@@ -81,7 +89,8 @@ def main() -> None:
     queries = financebench_queries(args.data_dir)
     base, _ = pipeline_training_groups(DEFAULT_PIPELINE_SPECS, data_dir=args.data_dir)
     location = Path(ensure_index("financebench", args.data_dir).location)
-    search = FilingSearch.open(location, reranker=None, settings=SearchSettings())
+    settings = SearchSettings()
+    search = FilingSearch.open(location, reranker=None, settings=settings)
     try:
         groups: list[Group] = pipeline_groups(queries, search)
     finally:
@@ -96,9 +105,9 @@ def main() -> None:
         model = Reranker(fit(train, params))
         for group in test:
             question = group.query.question
-            fused[group.query.id] = group.candidates
-            reranked[group.query.id] = shipped.rerank(question, group.candidates)
-            crossed[group.query.id] = model.rerank(question, group.candidates)
+            fused[group.query.id] = spread(group.candidates, settings)
+            reranked[group.query.id] = spread(shipped.rerank(question, group.candidates), settings)
+            crossed[group.query.id] = spread(model.rerank(question, group.candidates), settings)
     summary = {
         "benchmark": "FinanceBench dev page Hit@k, reranker cross-validated by company folds",
         "questions": len(queries),

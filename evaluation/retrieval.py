@@ -4,7 +4,10 @@ Every setting runs the product's :class:`~filingqa.retrieval.search.FilingSearch
 split's whole corpus indexed together (built once under ``FILINGQA_HOME/indexes``, reused
 after), each adding one stage to the previous: ``bm25``, ``dense``, ``hybrid``,
 ``hybrid+filters`` (company/period scope from the question), ``+hierarchical`` (top
-documents searched again), ``+reranker`` (the trained LightGBM reranker).
+documents searched again), ``+expansion`` (the question's core plus the line items and
+statements it implies), ``+exhaustive`` (a small filtered scope ranked whole), ``+pages``
+(pages ranked by their passages; the best passage of each top page first), ``+reranker``
+(the trained LightGBM reranker: the product's default settings).
 
 Gold, per dataset (a *target* is found when a top-k passage satisfies it):
 
@@ -36,6 +39,7 @@ from filingqa.datasets.records import QARecord
 from filingqa.datasets.registry import load_dataset
 from filingqa.retrieval.documents import Passage, PassageKind
 from filingqa.retrieval.lexical import tokenize
+from filingqa.retrieval.search import SearchSettings
 
 SETTINGS: tuple[str, ...] = (
     "bm25",
@@ -43,17 +47,33 @@ SETTINGS: tuple[str, ...] = (
     "hybrid",
     "hybrid+filters",
     "+hierarchical",
+    "+expansion",
+    "+exhaustive",
+    "+pages",
     "+reranker",
 )
+_PLAIN: dict[str, object] = {"expand": False, "exhaustive": 0, "pages": False, "spread": 0}
+_FIRST: dict[str, object] = {"filters": False, "hierarchical": False, "rerank": False}
 SETTING_OPTIONS: dict[str, dict[str, object]] = {
-    "bm25": {"mode": "bm25", "filters": False, "hierarchical": False, "rerank": False},
-    "dense": {"mode": "dense", "filters": False, "hierarchical": False, "rerank": False},
-    "hybrid": {"mode": "hybrid", "filters": False, "hierarchical": False, "rerank": False},
-    "hybrid+filters": {"mode": "hybrid", "filters": True, "hierarchical": False, "rerank": False},
-    "+hierarchical": {"mode": "hybrid", "filters": True, "hierarchical": True, "rerank": False},
-    "+reranker": {"mode": "hybrid", "filters": True, "hierarchical": True, "rerank": True},
+    "bm25": {"mode": "bm25", **_FIRST, **_PLAIN},
+    "dense": {"mode": "dense", **_FIRST, **_PLAIN},
+    "hybrid": {"mode": "hybrid", **_FIRST, **_PLAIN},
+    "hybrid+filters": {"mode": "hybrid", **_FIRST, "filters": True, **_PLAIN},
+    "+hierarchical": {"mode": "hybrid", **_FIRST, "filters": True, "hierarchical": True, **_PLAIN},
+    "+expansion": {**_FIRST, "filters": True, "hierarchical": True, **_PLAIN, "expand": True},
+    "+exhaustive": {
+        **_FIRST,
+        "filters": True,
+        "hierarchical": True,
+        **_PLAIN,
+        "expand": True,
+        "exhaustive": SearchSettings().exhaustive,
+    },
+    "+pages": {"rerank": False},
+    "+reranker": {},
 }
-"""The :class:`~filingqa.retrieval.search.SearchSettings` of each setting."""
+"""The :class:`~filingqa.retrieval.search.SearchSettings` changes of each setting (from the
+defaults, which are ``+reranker``)."""
 
 Metric = Literal["hit", "recall"]
 DATASETS: dict[str, tuple[str, Metric, tuple[int, ...]]] = {
@@ -524,7 +544,7 @@ def run_retrieval_evaluation(
     Raises:
         ValueError: an unknown dataset or setting.
     """
-    from filingqa.retrieval.search import FilingSearch, SearchSettings
+    from filingqa.retrieval.search import FilingSearch
 
     if dataset not in DATASETS:
         raise ValueError(f"no retrieval benchmark for {dataset!r}; available: {list(DATASETS)}")

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from filingqa.retrieval.documents import Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.lexical import BM25Encoder, saturated_tf, term_id, tokenize
-from filingqa.retrieval.rerank import page_key
+from filingqa.retrieval.pages import page_key
 
 PAGE_PASSAGES = 4
 """Passages per PDF page on average (FinanceBench: 33,033 / 8,025): a page's BM25 length."""

@@ -558,12 +558,13 @@ class MetadataStore:
 
         Runs of one to four words are compared as :func:`normalise_company` keys with the
         aliases (names, doc_name keys, registrants, tickers); an alias of three characters
-        or fewer ("V", "MMM", "3M") must appear as a word of its own in capitals.
+        or fewer ("V", "MMM", "3M") must appear as a word of its own in capitals, or with
+        two of them ("JnJ" for JNJ).
         """
         found: dict[str, None] = {}
         for words in _word_runs(text):
             key = normalise_company(" ".join(words))
-            if len(key) <= 3 and (len(words) > 1 or words[0] != words[0].upper()):
+            if len(key) <= 3 and (len(words) > 1 or not _capitalised(words[0])):
                 continue
             companies = self._aliases.get(key, set())
             if len(companies) == 1:
@@ -617,6 +618,11 @@ class MetadataStore:
             readings = [_reading(canonical, cal, docs, ref, n) for n in (cal.naming, other)]
             resolutions.append(min(readings, key=lambda r: r[0])[1])
         return resolutions
+
+
+def _capitalised(word: str) -> bool:
+    """In capitals ("MMM", "3M"), or with two of them ("JnJ"): a ticker, not a word."""
+    return word == word.upper() or sum(c.isupper() for c in word) >= 2
 
 
 def _word_runs(text: str, longest: int = 4) -> list[tuple[str, ...]]:

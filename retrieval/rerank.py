@@ -29,6 +29,7 @@ from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.fusion import DEFAULT_K as RRF_K
 from filingqa.retrieval.lexical import tokenize
 from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.pages import page_key
 
 if TYPE_CHECKING:
     import lightgbm
@@ -180,11 +181,6 @@ def analyse_query(query: str, companies: Sequence[str] = ()) -> QueryInfo:
         granularity=lexicon.granularity(query),
         companies=tuple(companies),
     )
-
-
-def page_key(passage: Passage) -> tuple[str, int]:
-    """The page a passage is on: ``(doc_id, page)``."""
-    return passage.doc_id, passage.page
 
 
 def query_companies(query: str, documents: Iterable[Document | None]) -> tuple[str, ...]:

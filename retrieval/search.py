@@ -4,12 +4,18 @@
    (or ``period``) states are resolved through the :class:`MetadataStore` to filings; the
    search runs on those, widening to the companies' filings and then to everything when the
    narrower scope gives fewer than ``k`` passages.
-2. Hybrid search (dense MiniLM + BM25, RRF) for ``candidates`` passages.
+2. Hybrid search (dense MiniLM + BM25, RRF) for ``candidates`` passages of
+   :func:`~filingqa.retrieval.lexicon.search_text` (the question without answer-format
+   instructions, plus the line items and statement headings it implies). A filtered scope
+   of at most ``exhaustive`` passages (the few filings a question names) is ranked whole,
+   so the answer page cannot fall outside the candidates; with ``pages`` each scope's hits
+   come page by page, pages ranked by their best passages (:mod:`~filingqa.retrieval.pages`).
 3. Hierarchical (HiREC-style): documents are ranked by the RRF mass of their passages, and
    the passages of the best ``documents`` filings are searched again and fused in.
-4. Rerank: every candidate gets the features the reranker was trained with (dense and BM25
-   scores, also where it missed one list; its page's BM25 score and rank), then the
-   LightGBM reranker orders them, drops near-duplicate boilerplate and promotes parents.
+4. Rerank: the first ``depth`` candidates get the features the reranker was trained with
+   (dense and BM25 scores, also where it missed one list; its page's BM25 score and rank),
+   then the LightGBM reranker orders them, drops near-duplicate boilerplate and promotes
+   parents; finally the best passage of each of the top ``spread`` pages comes first.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from filingqa.retrieval import lexicon
 from filingqa.retrieval.corpus import default_index_dir, state_dir_for
 from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
@@ -30,7 +37,8 @@ from filingqa.retrieval.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scores
 from filingqa.retrieval.index import Hit, PassageIndex, SearchFilters, SearchMode
 from filingqa.retrieval.metadata import MetadataStore
-from filingqa.retrieval.rerank import Candidate, Reranker, page_key
+from filingqa.retrieval.pages import by_page, page_key, page_order, spread_pages
+from filingqa.retrieval.rerank import Candidate, Reranker
 
 Mode = Literal["bm25", "dense", "hybrid"]
 ReRankerChoice = Reranker | Path | None | Literal["default"]
@@ -51,8 +59,15 @@ class SearchSettings(BaseModel):
     exhaustive: int = Field(
         default=3000,
         ge=0,
-        description="a filtered scope of at most this many passages is "
-        "ranked whole (every passage a candidate); 0: off",
+        description="a filtered scope of at most this many passages is ranked whole; 0: off",
+    )
+    expand: bool = Field(
+        default=True, description="search the question's core and its metrics' line items"
+    )
+    pages: bool = Field(default=True, description="rank pages, then passages page by page")
+    depth: int = Field(default=100, ge=1, description="candidates kept for the reranker")
+    spread: int = Field(
+        default=10, ge=0, description="the top pages whose best passages come first; 0: off"
     )
     documents: int = Field(default=5, ge=1, description="documents searched again")
 
@@ -159,11 +174,16 @@ class FilingSearch:
             return []
         companies = self._companies(query, company)
         scopes = self._scopes(query, companies, period, doc_ids)
-        found = self._first_stage(query, scopes, k)
+        text = lexicon.search_text(query) if self.settings.expand else query
+        found = self._first_stage(text, scopes, k)
         if self.settings.hierarchical and found:
-            found = self._hierarchical(query, found)
-        candidates = self._candidates(query, found)
+            found = self._hierarchical(text, found)
+        found = found[: max(k, self.settings.depth)]
+        candidates = self._candidates(text, found)
         order = self._order(query, candidates, companies)
+        if self.settings.spread:
+            spread = self.settings.spread
+            order = spread_pages(order, lambda c: page_key(c.passage), 3 * spread, spread)
         by_id = {f.hit.passage.id: f for f in found}
         return [_ranked(c, by_id[c.passage.id], rank) for rank, c in enumerate(order[:k], 1)]
 
@@ -205,12 +225,15 @@ class FilingSearch:
         """Hits of the narrowest scope, topped up from wider ones while fewer than ``k``.
 
         A filtered scope small enough (``exhaustive``) is ranked whole: the question names
-        the filing, so every one of its passages is a candidate for the reranker.
+        the filing, so every one of its passages is a candidate for the reranker. With
+        ``pages``, each scope's hits come page by page, best page first.
         """
         found: list[_Found] = []
         for scope in scopes:
             have = {item.hit.passage.id for item in found}
             hits = self._search(query, scope.filters, self._depth(scope.filters))
+            if self.settings.pages:
+                hits = by_page(hits, lambda hit: hit.passage, page_order(hits))
             found += [_Found(h, scope.label) for h in hits if h.passage.id not in have]
             if len(found) >= k:
                 break

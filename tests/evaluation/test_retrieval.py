@@ -141,7 +141,12 @@ def test_settings_keep_the_pipeline_order_and_reject_unknown_ones() -> None:
     assert set(SETTING_OPTIONS) == set(SETTINGS)
     for name in SETTINGS:
         SearchSettings.model_validate(SETTING_OPTIONS[name])  # every setting is valid
-    assert SETTING_OPTIONS["+reranker"]["rerank"] and not SETTING_OPTIONS["hybrid"]["filters"]
+    product = SearchSettings.model_validate(SETTING_OPTIONS["+reranker"])
+    assert product == SearchSettings() and product.rerank and product.exhaustive
+    hybrid = SearchSettings.model_validate(SETTING_OPTIONS["hybrid"])
+    assert not (hybrid.filters or hybrid.expand or hybrid.exhaustive or hybrid.spread)
+    pages = SearchSettings.model_validate(SETTING_OPTIONS["+pages"])
+    assert pages == product.model_copy(update={"rerank": False})
 
 
 def test_evaluate_setting_scores_and_times_each_query() -> None:

@@ -64,3 +64,37 @@ def test_mentions_company_by_name_alias_or_capital_ticker() -> None:
     assert lexicon.mentions_company("3M's revenue", ["3M"])
     assert not lexicon.mentions_company("very large volume", ["V"])
     assert not lexicon.mentions_company("Best of the year; buy-side", ["Best Buy"])
+
+
+def test_statements_named_by_their_many_names() -> None:
+    assert lexicon.statements("Using the P&L and the statement of financial position") == {
+        "income_statement",
+        "balance_sheet",
+    }
+    assert lexicon.statements("the consolidated statements of cash flows") == {
+        "cash_flow_statement"
+    }
+    assert lexicon.statements("How many employees?") == frozenset()
+
+
+def test_question_core_drops_format_and_persona_instructions() -> None:
+    text = (
+        "You are an analyst with only the balance sheet. Here's the question: what is Acme's "
+        "FY2022 current ratio? Current ratio is defined as: current assets / current "
+        "liabilities. Round your answer to two decimal places."
+    )
+    assert lexicon.question_core(text) == (
+        "what is Acme's FY2022 current ratio? Current ratio is defined as: current assets "
+        "/ current liabilities."
+    )
+    assert lexicon.question_core("Summarise the outlook.") == "Summarise the outlook."
+
+
+def test_search_text_adds_line_items_and_statement_headings() -> None:
+    text = "Is Acme capital intensive? Use the cash flow statement. Answer in USD millions."
+    searched = lexicon.search_text(text)
+    assert searched.startswith("Is Acme capital intensive? ")
+    assert "statements of cash flows" in searched
+    assert "purchases of property plant and equipment" in searched
+    assert "millions" not in searched
+    assert lexicon.search_text("How many employees?") == "How many employees?"

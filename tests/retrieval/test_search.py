@@ -11,7 +11,7 @@ import pytest
 from filingqa.program.search_handle import SearchHandle
 from filingqa.retrieval.corpus import build_index
 from filingqa.retrieval.documents import Passage
-from filingqa.retrieval.index import PassageIndex
+from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.metadata import MetadataStore
 from filingqa.retrieval.rerank import Candidate, Reranker
 from filingqa.retrieval.search import FilingSearch, RankedPassage, SearchSettings, load_reranker
@@ -80,7 +80,7 @@ def test_company_without_period_keeps_to_its_filings(search: FilingSearch) -> No
 
 
 def test_a_narrow_scope_with_too_few_hits_widens(search: FilingSearch) -> None:
-    ranked = search.ranked("Globex revenue in Q2 2024", k=6)
+    ranked = search.with_settings(spread=0).ranked("Globex revenue in Q2 2024", k=6)
     scopes = [r.why[0] for r in ranked]
     assert scopes[:3] == ["scope: Globex Inc., period filings GLOBEX_2024Q2_10Q"] * 3
     assert scopes[3:] == ["scope: all filings"] * 3  # the 10-Q has three passages
@@ -161,6 +161,31 @@ def test_reranker_gets_features_and_companies(built: Path) -> None:
     assert any(w.startswith("reranked from #5 to #1") for w in ranked[0].why)
 
 
+def test_a_small_filtered_scope_is_ranked_whole(built: Path) -> None:
+    reranker = RecordingReranker()
+    search = FilingSearch.open(built, reranker=reranker, embedder=fake_embedder())
+    question = "Acme net income in fiscal 2024"
+    try:
+        search.with_settings(candidates=1).ranked(question, k=1)
+        whole = {c.passage.id for c in reranker.candidates}
+        stored = search.index.count(SearchFilters(doc_ids=["ACME_2024_10K"]))
+        search.with_settings(candidates=1, exhaustive=0).ranked(question, k=1)
+        cut = reranker.candidates
+        search.with_settings(candidates=1, exhaustive=stored - 1).ranked(question, k=1)
+        too_big = reranker.candidates
+    finally:
+        search.close()
+    assert len(whole) == stored > 1 and {p.split(":")[0] for p in whole} == {"ACME_2024_10K"}
+    assert len(cut) == len(too_big) == 1
+
+
+def test_spread_puts_the_best_passage_of_each_page_first(search: FilingSearch) -> None:
+    question = "Acme revenue net income cash employees risks in fiscal 2024"
+    spread = search.with_settings(spread=3).ranked(question, k=4)
+    pages = [r.passage.page for r in spread]
+    assert len(set(pages[:3])) == min(3, len(set(pages)))
+
+
 def test_missing_reranker_warns_and_search_still_works(built: Path, tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match="no trained reranker"):
         reranker = load_reranker(tmp_path / "nowhere")
@@ -196,6 +221,8 @@ def test_companies_named_in_text(built: Path) -> None:
         "Globex Inc.",
     ]
     assert store.companies_in("the gbx ratio") == []  # a short alias must be in capitals
+    assert store.companies_in("GbX's margin") == ["Globex Inc."]  # or with two of them
+    assert store.companies_in("Gbx margin") == []
     assert store.companies_in("Globex Inc. vs ACME") == ["Globex Inc.", "Acme Corporation"]
 
 
