@@ -49,6 +49,7 @@ from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.lexical import BM25Encoder, tokenize
+from filingqa.retrieval.search import QUERY_THREADS
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = REPO / "results" / "index_scale.json"
@@ -238,8 +239,9 @@ def random_embedder() -> Embedder:
 
 
 def minilm_queries() -> Embedder:
-    """:func:`random_embedder` for passages, the real MiniLM (uncached) for queries."""
-    minilm = Embedder.load(cache=False)
+    """:func:`random_embedder` for passages, the real MiniLM (uncached, on the threads
+    :meth:`FilingSearch.open` gives it) for queries."""
+    minilm = Embedder.load(cache=False, threads=QUERY_THREADS)
     passages = random_embedder()
 
     def encode_queries(texts: list[str]) -> np.ndarray:

@@ -406,6 +406,7 @@ def build_index(
         metadata = _save_metadata(corpus.metadata, state_dir)
         build = _Build(opened, corpus, Ledger(state_dir / LEDGER_FILE if state_dir else None))
         build.run(progress, flush_passages)
+        opened.add_signals(progress=progress)  # passages an older build stored without them
         if state_dir is not None:
             _with_pages(metadata, build.pages_by_doc).save(state_dir)
     finally:

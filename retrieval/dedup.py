@@ -2,14 +2,15 @@
 
 Filings repeat the same paragraphs (forward-looking-statement notices, "see Note 12")
 across pages and years; only the first (best-ranked) copy is worth showing. Texts are
-compared as sets of normalised word n-grams; pairs at or above a Jaccard threshold are
-near-duplicates (exact Jaccard, no MinHash).
+compared as sets of normalised word n-grams, each kept as a 32-bit CRC (a set of small ints
+stores in an index payload and intersects fast); pairs at or above a Jaccard threshold are
+near-duplicates (exact Jaccard of the hashed sets, no MinHash).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+import zlib
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TypeVar
@@ -27,42 +28,48 @@ def normalise(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=100_000)
-def shingles(text: str, size: int = DEFAULT_SHINGLE) -> frozenset[tuple[str, ...]]:
-    """The set of ``size``-word shingles of ``text`` (the whole text if it is shorter)."""
+def shingles(text: str, size: int = DEFAULT_SHINGLE) -> frozenset[int]:
+    """The CRC32s of the ``size``-word shingles of ``text`` (the whole text if shorter)."""
     words = normalise(text)
     if len(words) <= size:
-        return frozenset([tuple(words)]) if words else frozenset()
-    return frozenset(tuple(words[i : i + size]) for i in range(len(words) - size + 1))
+        return frozenset([_crc(words)]) if words else frozenset()
+    return frozenset(_crc(words[i : i + size]) for i in range(len(words) - size + 1))
 
 
-def jaccard(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+def _crc(words: list[str]) -> int:
+    return zlib.crc32(" ".join(words).encode())
+
+
+def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
     """``|a ∩ b| / |a ∪ b|`` (0.0 for two empty sets)."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
+    shared = len(a & b)
+    union = len(a) + len(b) - shared
+    return shared / union if union else 0.0
 
 
 def dedup(
     ranked: Sequence[T],
-    text: Callable[[T], str],
+    shingled: Callable[[T], frozenset[int]],
     *,
     threshold: float = DEFAULT_THRESHOLD,
-    size: int = DEFAULT_SHINGLE,
 ) -> list[T]:
-    """``ranked`` without items whose text is a near-duplicate of a better-ranked item's.
+    """``ranked`` without items whose text is a near-duplicate of a better-ranked item's;
+    ``shingled`` gives an item's :func:`shingles`.
 
-    Overlaps are counted through an inverted index of the kept items' shingles, so only
-    items sharing a shingle are ever compared.
+    Only kept items of a size that could reach ``threshold`` (a Jaccard of ``t`` needs
+    ``t <= |a| / |b| <= 1 / t``) are intersected.
     """
     kept: list[T] = []
-    sizes: list[int] = []
-    index: dict[tuple[str, ...], list[int]] = {}
+    sets: list[frozenset[int]] = []
     for item in ranked:
-        own = shingles(text(item), size)
-        shared = Counter(j for shingle in own for j in index.get(shingle, ()))
-        if any(n / (len(own) + sizes[j] - n) >= threshold for j, n in shared.items()):
-            continue
-        for shingle in own:
-            index.setdefault(shingle, []).append(len(kept))
-        kept.append(item)
-        sizes.append(len(own))
+        own = shingled(item)
+        n = len(own)
+        if not any(
+            threshold * len(other) <= n
+            and threshold * n <= len(other)
+            and jaccard(own, other) >= threshold
+            for other in sets
+        ):
+            kept.append(item)
+            sets.append(own)
     return kept

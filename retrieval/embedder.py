@@ -2,12 +2,15 @@
 
 The default is the pinned offline MiniLM (``filingqa models pull``); any other fastembed
 model is loaded by name from fastembed's own source (downloaded on first use). Vectors are
-cached by (model name, role, sha256 of the text), so re-indexing never re-embeds a text.
+cached by (model name, role, sha256 of the text), so re-indexing never re-embeds a text; the
+last few query vectors are also kept in memory, as one search embeds its query several
+times (each scope, the documents searched again, the scores it completes).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -25,6 +28,7 @@ EncodeFn = Callable[[list[str]], np.ndarray]
 Role = Literal["passage", "query"]
 CACHE_NAME = "embeddings"
 DEFAULT_MODEL = DEFAULT_EMBEDDING.key
+RECENT_QUERIES = 32
 _OFFLINE_NAMES = frozenset({DEFAULT_EMBEDDING.key, DEFAULT_EMBEDDING.fastembed_name})
 
 
@@ -53,6 +57,7 @@ class Embedder:
             "query": encode_queries or encode_passages,
         }
         self._cache = cache
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @classmethod
     def load(
@@ -97,8 +102,15 @@ class Embedder:
         return self._embed(list(texts), "passage")
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The ``(dim,)`` float32 vector of one query."""
-        return self._embed([text], "query")[0]
+        """The ``(dim,)`` float32 vector of one query (the last :data:`RECENT_QUERIES` are
+        kept in memory; treat it as read-only)."""
+        vector = self._recent.pop(text, None)
+        if vector is None:
+            vector = self._embed([text], "query")[0]
+        self._recent[text] = vector
+        if len(self._recent) > RECENT_QUERIES:
+            self._recent.popitem(last=False)
+        return vector
 
     def _embed(self, texts: list[str], role: Role) -> np.ndarray:
         keys = [self._key(text, role) for text in texts]

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from operator import itemgetter
+from typing import Generic, NamedTuple, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
 DEFAULT_K = 60
 
 
-@dataclass(frozen=True)
-class Fused(Generic[K]):
+class Fused(NamedTuple, Generic[K]):
     """One fused item: its key, RRF score and 1-based rank in each input list (None: absent)."""
 
     key: K
@@ -49,22 +49,19 @@ def reciprocal_rank_fusion(
     ranks: dict[K, list[int | None]] = {}
     for list_index, ranking in enumerate(rankings):
         for position, key in enumerate(ranking, start=1):
-            slots = ranks.setdefault(key, [None] * len(rankings))
+            slots = ranks.get(key)
+            if slots is None:
+                slots = ranks[key] = [None] * len(rankings)
             if slots[list_index] is None:
                 slots[list_index] = position
-    fused = [Fused(key, _score(slots, k, weights), tuple(slots)) for key, slots in ranks.items()]
-    fused.sort(key=_order)
-    return fused
-
-
-def _score(slots: Sequence[int | None], k: int, weights: Sequence[float]) -> float:
-    return sum(
-        rrf_term(rank, k=k, weight=w) for rank, w in zip(slots, weights, strict=True) if rank
-    )
-
-
-def _order(item: Fused[K]) -> tuple[float, int, int]:
-    best, first_list = min(
-        (rank, index) for index, rank in enumerate(item.ranks) if rank is not None
-    )
-    return (-item.score, best, first_list)
+    order: list[tuple[float, int, int, K, tuple[int | None, ...]]] = []
+    for key, slots in ranks.items():
+        score, best, first_list = 0.0, math.inf, 0
+        for list_index, rank in enumerate(slots):
+            if rank is not None:
+                score += weights[list_index] / (k + rank)
+                if rank < best:
+                    best, first_list = rank, list_index
+        order.append((-score, int(best), first_list, key, tuple(slots)))
+    order.sort(key=itemgetter(0, 1, 2))
+    return [Fused(key, -neg, slots) for neg, _, _, key, slots in order]

@@ -6,24 +6,23 @@ over whole pages (``optimizers/train_reranker.py``: ``MemoryHybrid``). An index 
 only the scores of the lists it made; these functions fill in the rest:
 
 - cosine from the passage vector (the embedder's disk cache holds every indexed one);
-- BM25 as ``sum(idf * weight)``: the document weights come from the passage text, and each
-  query term's IDF is solved from the listed hits, whose scores are exactly that sum;
-- a page's BM25 over its candidates' text taken together, ranked among the pages.
+- BM25 as ``sum(idf * weight)``: the document weights come from the passage's term counts
+  (:meth:`~filingqa.retrieval.signals.PassageSignals.term_counts`), and each query term's
+  IDF is solved from the listed hits, whose scores are exactly that sum;
+- a page's BM25 over its candidates' terms taken together, ranked among the pages.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.retrieval.documents import Passage
 from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.lexical import BM25Encoder, saturated_tf, term_id, tokenize
-from filingqa.retrieval.pages import page_key
+from filingqa.retrieval.lexical import BM25Encoder, saturated_tf
 
 PAGE_PASSAGES = 4
 """Passages per PDF page on average (FinanceBench: 33,033 / 8,025): a page's BM25 length."""
@@ -39,14 +38,6 @@ class SparseScores(BaseModel):
 
     scores: list[float]
     idf: dict[int, float]
-
-
-@lru_cache(maxsize=50_000)
-def term_counts(text: str) -> TermCounts:
-    """``(term id -> frequency, length)`` of ``text`` under the BM25 tokenizer."""
-    terms = tokenize(text)
-    counts: Counter[int] = Counter(term_id(term) for term in terms)
-    return dict(counts), len(terms)
 
 
 def query_terms(lexical: BM25Encoder, query: str) -> list[int]:
@@ -84,11 +75,11 @@ def dense_scores(
 
 
 def sparse_scores(
-    lexical: BM25Encoder, query: str, passages: Sequence[Passage], known: Sequence[float | None]
+    lexical: BM25Encoder, query: str, counts: Sequence[TermCounts], known: Sequence[float | None]
 ) -> SparseScores:
-    """Each passage's BM25 score: ``known`` where given, else from the solved IDF."""
+    """Each passage's BM25 score (its term ``counts`` given): ``known`` where given, else
+    from the solved IDF."""
     terms = query_terms(lexical, query)
-    counts = [term_counts(p.text) for p in passages]
     listed = [i for i, score in enumerate(known) if score is not None]
     idf = solve_idf(
         lexical, terms, [counts[i] for i in listed], [float(known[i] or 0.0) for i in listed]
@@ -127,16 +118,19 @@ def solve_idf(
 
 
 def page_scores(
-    lexical: BM25Encoder, passages: Sequence[Passage], idf: dict[int, float]
+    lexical: BM25Encoder,
+    keys: Sequence[PageKey],
+    counts: Sequence[TermCounts],
+    idf: dict[int, float],
 ) -> dict[PageKey, tuple[int, float]]:
-    """``page -> (rank, BM25 score)`` of the passages' pages (score > 0 only), each page's
-    passages taken as one text of about :data:`PAGE_PASSAGES` passages' average length."""
+    """``page -> (rank, BM25 score)`` of the passages' pages (score > 0 only): passage ``i``
+    is on page ``keys[i]`` with term ``counts[i]``; each page's passages are taken as one
+    text of about :data:`PAGE_PASSAGES` passages' average length."""
     pages: dict[PageKey, tuple[Counter[int], int]] = {}
-    for passage in passages:
-        tf, length = term_counts(passage.text)
-        total, size = pages.get(page_key(passage), (Counter(), 0))
+    for key, (tf, length) in zip(keys, counts, strict=True):
+        total, size = pages.get(key, (Counter(), 0))
         total.update(tf)
-        pages[page_key(passage)] = (total, size + length)
+        pages[key] = (total, size + length)
     average = lexical.avg_len * PAGE_PASSAGES
     scores = {key: bm25(lexical, (dict(tf), n), idf, average) for key, (tf, n) in pages.items()}
     ranked = sorted((key for key, score in scores.items() if score > 0), key=lambda k: -scores[k])

@@ -7,7 +7,14 @@ directory; given a URL, the same code drives a Qdrant server or cluster through
 Adding is idempotent and resumable: a point's id is ``uuid5(passage id)`` and its payload
 carries a hash of its content, so a re-run (after a kill, or over a grown corpus) skips
 what is stored unchanged and never duplicates. The store itself is the checkpoint: every
-batch is durable (WAL) once written; embeddings are cached on disk besides.
+batch is durable (WAL) once written; embeddings are cached on disk besides. The payload also
+holds the passage's :mod:`~filingqa.retrieval.signals` (derived from its text, so outside
+the hash); :meth:`PassageIndex.add_signals` fills them in where an older build left none.
+
+A search ranks points first (:meth:`PassageIndex.match`: ids, pages and scores only) and
+reads whole passages only for the matches kept (:meth:`PassageIndex.read`). A point's page
+is read once per process and remembered (its id derives from the passage id, which names
+the document and page), so ranking a whole filing again costs no payload reads.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf
 from tqdm import tqdm
 
 from filingqa.retrieval.documents import DocType, Document, Passage, PassageKind
@@ -31,6 +38,8 @@ from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion
 from filingqa.retrieval.lexical import BM25Encoder, SparseVector
 from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.signals import PassageSignals, from_payload, passage_signals, to_payload
 
 SearchMode = Literal["dense", "sparse", "hybrid"]
 Engine = Literal["edge", "local"]
@@ -45,6 +54,7 @@ _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "filingqa/passage")
 _PASSAGE_FIELDS = tuple(Passage.model_fields)
 _KEYWORD_FIELDS = ("doc_id", "company_key", "doc_type", "item_key", "kind")
 _INTEGER_FIELDS = ("fiscal_year", "fiscal_quarter")
+_PAGE_FIELDS = ["doc_id", "page"]
 
 Condition = tuple[str, tuple[str | int, ...]]
 
@@ -119,12 +129,27 @@ class SearchFilters(BaseModel):
         ]
 
 
-class Hit(BaseModel):
-    """One search result: ``score`` is the RRF score in hybrid mode, else the engine's.
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One ranked point, its passage not read yet: its page and what the lists said.
 
-    Ranks (1-based) and scores (cosine, BM25) are the passage's in the dense and sparse
-    lists; None when it did not make that list.
+    ``score`` is the RRF score in hybrid mode, else the engine's. Ranks (1-based) and scores
+    (cosine, BM25) are the point's in the dense and sparse lists; None when it missed one.
     """
+
+    point: str
+    doc_id: str
+    page: int
+    score: float
+    dense_rank: int | None = None
+    sparse_rank: int | None = None
+    dense_score: float | None = None
+    sparse_score: float | None = None
+
+
+class Hit(BaseModel):
+    """One search result: a :class:`Match` with its passage and the passage's signals
+    (None: stored by a build before signals were kept)."""
 
     passage: Passage
     score: float
@@ -132,6 +157,7 @@ class Hit(BaseModel):
     sparse_rank: int | None = None
     dense_score: float | None = None
     sparse_score: float | None = None
+    signals: InstanceOf[PassageSignals] | None = None
 
 
 class AddReport(BaseModel):
@@ -165,8 +191,10 @@ class _Store(Protocol):
         conditions: list[Condition],
         limit: int,
     ) -> dict[str, Ranked]: ...
-    def payloads(self, ids: list[str]) -> dict[str, dict[str, Any]]: ...
+    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]: ...
     def count(self, conditions: list[Condition]) -> int: ...
+    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]: ...
+    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None: ...
     def commit(self) -> None: ...
     def close(self) -> None: ...
 
@@ -181,6 +209,7 @@ class PassageIndex:
         self.embedder = embedder
         self.lexical = lexical
         self.rrf_k = rrf_k
+        self._page_of: dict[str, tuple[str, int]] = {}
 
     @classmethod
     def open(
@@ -262,6 +291,18 @@ class PassageIndex:
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
         """The ``k`` best passages for ``query``, best first."""
+        return list(self.read(self.match(query, k, filters=filters, mode=mode)).values())
+
+    def match(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        filters: SearchFilters | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Match]:
+        """The ``k`` best points for ``query``, best first, with their pages but not their
+        passages (read those for the matches kept with :meth:`read`)."""
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         conditions = filters.conditions() if filters else []
@@ -283,23 +324,69 @@ class PassageIndex:
                 for rank, (pid, score) in enumerate(ranked[mode][:k], start=1)
             ]
         list_scores = {name: dict(ranked.get(name, [])) for name in (DENSE, SPARSE)}
-        payloads = self._store.payloads([pid for pid, *_ in scored])
+        pages = self._pages([pid for pid, *_ in scored])
         return [
-            Hit(
-                passage=_passage(payloads[pid]),
-                score=score,
-                dense_rank=dr,
-                sparse_rank=sr,
-                dense_score=list_scores[DENSE].get(pid),
-                sparse_score=list_scores[SPARSE].get(pid),
+            Match(
+                pid,
+                *pages[pid],
+                score,
+                dr,
+                sr,
+                list_scores[DENSE].get(pid),
+                list_scores[SPARSE].get(pid),
             )
             for pid, score, dr, sr in scored
-            if pid in payloads
+            if pid in pages
         ]
+
+    def _pages(self, ids: list[str]) -> dict[str, tuple[str, int]]:
+        """``(doc_id, page)`` of the stored points among ``ids``, read once per point."""
+        missing = [pid for pid in ids if pid not in self._page_of]
+        if missing:
+            for pid, payload in self._store.payloads(missing, _PAGE_FIELDS).items():
+                self._page_of[pid] = (payload["doc_id"], payload["page"])
+        return {pid: self._page_of[pid] for pid in ids if pid in self._page_of}
+
+    def read(self, matches: Sequence[Match]) -> dict[str, Hit]:
+        """``matches`` with their passages and signals read, by point id, in order (a point
+        deleted since it matched is left out)."""
+        payloads = self._store.payloads([m.point for m in matches], None)
+        return {
+            m.point: Hit(
+                passage=_passage(payloads[m.point]),
+                score=m.score,
+                dense_rank=m.dense_rank,
+                sparse_rank=m.sparse_rank,
+                dense_score=m.dense_score,
+                sparse_score=m.sparse_score,
+                signals=from_payload(payloads[m.point].get(SIGNALS)),
+            )
+            for m in matches
+            if m.point in payloads
+        }
 
     def count(self, filters: SearchFilters | None = None) -> int:
         """How many passages are stored (matching ``filters``)."""
         return self._store.count(filters.conditions() if filters else [])
+
+    def add_signals(self, *, batch_size: int = 256, progress: bool = True) -> int:
+        """Store the signals of every passage stored without them; return how many.
+
+        Resumable: each batch is written before the next is read. The rewritten points are
+        optimized again at the end (their segments re-indexed, so search is as it was).
+        """
+        done = 0
+        with tqdm(desc="signals", unit="passage", disable=not progress) as bar:
+            while batch := self._store.without(SIGNALS, batch_size):
+                self._store.set_payloads(
+                    {pid: _signals_payload(p["text"]) for pid, p in batch.items()}
+                )
+                done += len(batch)
+                bar.update(len(batch))
+            if done:
+                bar.set_postfix_str("building HNSW")
+                self._store.commit()
+        return done
 
     def close(self) -> None:
         """Flush and release the store (and its directory lock)."""
@@ -358,7 +445,11 @@ def _payload(passage: Passage, document: Document) -> dict[str, Any]:
     )
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     payload["content_sha"] = hashlib.sha256(canonical).hexdigest()
-    return payload
+    return payload | _signals_payload(passage.text)
+
+
+def _signals_payload(text: str) -> dict[str, Any]:
+    return {SIGNALS: to_payload(passage_signals(text))}
 
 
 def _passage(payload: dict[str, Any]) -> Passage:
@@ -481,14 +572,32 @@ class _EdgeStore:
             for name, points in zip(requests, results, strict=True)
         }
 
-    def payloads(self, ids: list[str]) -> dict[str, dict[str, Any]]:
-        records = self._shard.retrieve(ids, with_payload=True, with_vector=False)
+    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]:
+        records = self._shard.retrieve(ids, with_payload=fields or True, with_vector=False)
         return {str(r.id): r.payload for r in records}
 
     def count(self, conditions: list[Condition]) -> int:
         import qdrant_edge as qe
 
         return self._shard.count(qe.CountRequest(filter=self._filter(conditions), exact=True))
+
+    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]:
+        import qdrant_edge as qe
+
+        request = qe.ScrollRequest(
+            limit=limit,
+            filter=qe.Filter(must=[qe.IsEmptyCondition(key)]),
+            with_payload=["text"],
+            with_vector=False,
+        )
+        records, _ = self._shard.scroll(request)
+        return {str(r.id): r.payload for r in records}
+
+    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None:
+        import qdrant_edge as qe
+
+        for pid, payload in payloads.items():
+            self._shard.update(qe.UpdateOperation.set_payload([pid], payload))
 
     def commit(self) -> None:
         self._shard.flush()
@@ -613,14 +722,27 @@ class _ClientStore:
             for name, response in zip(queries, responses, strict=True)
         }
 
-    def payloads(self, ids: list[str]) -> dict[str, dict[str, Any]]:
-        records = self._client.retrieve(self._collection, ids, with_payload=True)
+    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]:
+        records = self._client.retrieve(self._collection, ids, with_payload=fields or True)
         return {str(r.id): r.payload for r in records}
 
     def count(self, conditions: list[Condition]) -> int:
         return self._client.count(
             self._collection, count_filter=self._filter(conditions), exact=True
         ).count
+
+    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]:
+        from qdrant_client import models
+
+        empty = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key=key))])
+        records, _ = self._client.scroll(
+            self._collection, scroll_filter=empty, limit=limit, with_payload=["text"]
+        )
+        return {str(r.id): r.payload for r in records}
+
+    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None:
+        for pid, payload in payloads.items():
+            self._client.set_payload(self._collection, payload, points=[pid], wait=True)
 
     def commit(self) -> None:
         """Nothing to do: the server indexes in the background, local mode scans."""

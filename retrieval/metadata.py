@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -67,6 +68,7 @@ _NAME_STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def normalise_company(name: str) -> str:
     """A matching key: "Best Buy Co., Inc." / "BESTBUY" → "bestbuy", "3M Company" → "3m"."""
     text = re.sub(r"['’]", "", name.lower())

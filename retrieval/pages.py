@@ -13,33 +13,45 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Protocol, TypeVar
 
-from filingqa.retrieval.documents import Passage
 from filingqa.retrieval.fusion import reciprocal_rank_fusion
 
 T = TypeVar("T")
 PageKey = tuple[str, int]
 
 
-class ScoredHit(Protocol):
-    """What :func:`page_order` reads from a hit (``filingqa.retrieval.index.Hit``)."""
+class OnPage(Protocol):
+    """Anything on a filing page: a passage, or a search match (``index.Match``)."""
 
-    passage: Passage
-    dense_score: float | None
-    sparse_score: float | None
-
-
-def page_key(passage: Passage) -> PageKey:
-    """The page a passage is on: ``(doc_id, page)``."""
-    return passage.doc_id, passage.page
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def page(self) -> int: ...
 
 
-def page_order(hits: Sequence[ScoredHit]) -> list[PageKey]:
+class ScoredMatch(OnPage, Protocol):
+    """What :func:`page_order` reads from a match (``filingqa.retrieval.index.Match``)."""
+
+    @property
+    def dense_score(self) -> float | None: ...
+    @property
+    def sparse_score(self) -> float | None: ...
+
+
+def page_key(item: OnPage) -> PageKey:
+    """The page a passage (or match) is on: ``(doc_id, page)``."""
+    return item.doc_id, item.page
+
+
+OnPageT = TypeVar("OnPageT", bound=OnPage)
+
+
+def page_order(hits: Sequence[ScoredMatch]) -> list[PageKey]:
     """The pages of ``hits``, best first: RRF of the pages ranked by their best cosine and
     by their best BM25 score (a page no passage of which matched a query term is last)."""
     dense: dict[PageKey, float] = {}
     sparse: dict[PageKey, float] = {}
     for hit in hits:
-        key = page_key(hit.passage)
+        key = page_key(hit)
         dense[key] = max(dense.get(key, -1.0), hit.dense_score or -1.0)
         if hit.sparse_score:
             sparse[key] = max(sparse.get(key, 0.0), hit.sparse_score)
@@ -48,13 +60,11 @@ def page_order(hits: Sequence[ScoredHit]) -> list[PageKey]:
     return [fused.key for fused in reciprocal_rank_fusion([by_dense, by_sparse])]
 
 
-def by_page(
-    hits: Sequence[T], passage: Callable[[T], Passage], pages: Sequence[PageKey]
-) -> list[T]:
+def by_page(hits: Sequence[OnPageT], pages: Sequence[PageKey]) -> list[OnPageT]:
     """``hits`` page by page in the order of ``pages`` (each page's in their own order;
     hits on pages not listed last, in order)."""
     rank = {key: i for i, key in enumerate(pages)}
-    return sorted(hits, key=lambda hit: rank.get(page_key(passage(hit)), len(rank)))
+    return sorted(hits, key=lambda hit: rank.get(page_key(hit), len(rank)))
 
 
 def spread_pages(

@@ -1,7 +1,8 @@
 """The learned reranker: LightGBM LambdaRank over retrieval and finance-aware features.
 
 A :class:`Candidate` is a passage with what first-stage retrieval said about it (dense and
-BM25 scores and ranks, fused rank), so the reranker never depends on index internals.
+BM25 scores and ranks, fused rank) and its :mod:`~filingqa.retrieval.signals` (read from the
+index, else computed from the text), so the reranker never depends on index internals.
 :func:`features` turns (query, candidate) into the named :data:`FEATURE_NAMES`;
 :class:`Reranker` scores them with a LightGBM model kept in LightGBM's text format next to
 a JSON manifest of the feature names; without a model it keeps the fused order. After
@@ -16,12 +17,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from filingqa.retrieval import lexicon
 from filingqa.retrieval.dedup import dedup
@@ -30,6 +30,7 @@ from filingqa.retrieval.fusion import DEFAULT_K as RRF_K
 from filingqa.retrieval.lexical import tokenize
 from filingqa.retrieval.metadata import normalise_company
 from filingqa.retrieval.pages import page_key
+from filingqa.retrieval.signals import PassageSignals, passage_signals
 
 if TYPE_CHECKING:
     import lightgbm
@@ -100,6 +101,13 @@ class Candidate(BaseModel):
     fused_rank: int | None = None
     page_score: float | None = Field(default=None, description="its page's page-level score")
     page_rank: int | None = Field(default=None, description="its page's page-level rank")
+    signals: InstanceOf[PassageSignals] | None = Field(
+        default=None, description="the passage's signals as indexed (None: from its text)"
+    )
+
+    def text_signals(self) -> PassageSignals:
+        """The passage's signals: as indexed, else computed from its text."""
+        return self.signals or passage_signals(self.passage.text)
 
 
 class HitLike(Protocol):
@@ -217,11 +225,6 @@ def list_stats(candidates: Sequence[Candidate]) -> ListStats:
     )
 
 
-@lru_cache(maxsize=100_000)
-def _terms(text: str) -> tuple[str, ...]:
-    return tuple(tokenize(text))
-
-
 def _num(value: float | None) -> float:
     return _NAN if value is None else float(value)
 
@@ -242,10 +245,12 @@ def _company_match(info: QueryInfo, candidate: Candidate) -> float:
     return 1.0 if lexicon.mentions_company(candidate.passage.text, info.companies) else 0.0
 
 
-def _period_features(info: QueryInfo, candidate: Candidate) -> tuple[float, float, float, float]:
+def _period_features(
+    info: QueryInfo, candidate: Candidate, signals: PassageSignals
+) -> tuple[float, float, float, float]:
     if not info.years:
         return _NAN, _NAN, _NAN, _NAN
-    found = lexicon.years(candidate.passage.text)
+    found = signals.years
     match = len(info.years & found) / len(info.years)
     conflict = float(bool(found) and not info.years & found)
     doc = candidate.document
@@ -253,15 +258,14 @@ def _period_features(info: QueryInfo, candidate: Candidate) -> tuple[float, floa
     distance = _NAN if fiscal_year is None else float(min(abs(fiscal_year - y) for y in info.years))
     quarter = _NAN
     if info.quarters:
-        named = lexicon.quarters(candidate.passage.text)
+        named = signals.quarters
         if doc and doc.fiscal_year and doc.fiscal_quarter:
             named |= {(doc.fiscal_year, doc.fiscal_quarter)}
         quarter = float(bool(info.quarters & named))
     return match, conflict, distance, quarter
 
 
-def _granularity_match(info: QueryInfo, passage: Passage) -> float:
-    own = lexicon.granularity(passage.text)
+def _granularity_match(info: QueryInfo, own: lexicon.Granularity | None) -> float:
     if info.granularity is None or own is None:
         return 0.0
     return 1.0 if own == info.granularity else -1.0
@@ -280,9 +284,9 @@ def features(
 ) -> list[float]:
     """The :data:`FEATURE_NAMES` values of one candidate (NaN: not applicable or unknown)."""
     passage = candidate.passage
-    terms = _terms(passage.text)
-    words = {t for t in terms if not _NUMBER.fullmatch(t)}
-    numbers = [t for t in terms if _NUMBER.fullmatch(t)]
+    signals = candidate.text_signals()
+    numbers = signals.numbers()
+    length = signals.length
     stats = stats or ListStats()
     dense_gap = (
         stats.max_dense - candidate.dense_score
@@ -294,7 +298,9 @@ def features(
         if stats.max_sparse and candidate.sparse_score is not None
         else _NAN
     )
-    period_match, period_conflict, year_distance, quarter_match = _period_features(info, candidate)
+    period_match, period_conflict, year_distance, quarter_match = _period_features(
+        info, candidate, signals
+    )
     return [
         _num(candidate.dense_score),
         dense_gap,
@@ -309,18 +315,18 @@ def features(
         year_distance,
         quarter_match,
         _company_match(info, candidate),
-        lexicon.metric_overlap(query, passage.text) if info.metrics else _NAN,
-        float(len(lexicon.metric_terms(passage.text))),
-        len(info.tokens & words) / len(info.tokens) if info.tokens else _NAN,
-        len(info.numbers & set(numbers)) / len(info.numbers) if info.numbers else _NAN,
-        _granularity_match(info, passage),
+        len(info.metrics & signals.metrics) / len(info.metrics) if info.metrics else _NAN,
+        float(len(signals.metrics)),
+        len(info.tokens & signals.words()) / len(info.tokens) if info.tokens else _NAN,
+        len(info.numbers & numbers.keys()) / len(info.numbers) if info.numbers else _NAN,
+        _granularity_match(info, signals.granularity),
         float(passage.kind == "table"),
         item_prior(passage.item),
         *_page_features(candidate, stats),
         _num(candidate.page_rank),
         candidate.page_score / stats.max_page if stats.max_page and candidate.page_score else 0.0,
         math.log1p(len(passage.text)),
-        len(numbers) / len(terms) if terms else 0.0,
+        sum(numbers.values()) / length if length else 0.0,
         float(len(info.years)),
         float(len(info.metrics)),
     ]
@@ -380,6 +386,10 @@ def promote_parents(ranked: Sequence[Candidate], k: int) -> list[Candidate]:
             out += [c for c in top if c.passage.parent_id == group]
     taken = {c.passage.id for c in out}
     return out + [c for c in ranked[k:] if c.passage.id not in taken]
+
+
+def _shingles(candidate: Candidate) -> frozenset[int]:
+    return candidate.text_signals().shingles
 
 
 class Reranker:
@@ -469,7 +479,7 @@ class Reranker:
             order = np.argsort(-self.scores(query, candidates, info), kind="stable")
             ranked = [candidates[i] for i in order]
         if self.dedup_threshold is not None:
-            ranked = dedup(ranked, lambda c: c.passage.text, threshold=self.dedup_threshold)
+            ranked = dedup(ranked, _shingles, threshold=self.dedup_threshold)
         if self.promote_k is not None:
             ranked = promote_parents(ranked, self.promote_k)
         return ranked

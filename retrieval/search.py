@@ -10,6 +10,8 @@
    of at most ``exhaustive`` passages (the few filings a question names) is ranked whole,
    so the answer page cannot fall outside the candidates; with ``pages`` each scope's hits
    come page by page, pages ranked by their best passages (:mod:`~filingqa.retrieval.pages`).
+   Stages 2 and 3 rank index matches (ids, pages and scores); only the ``depth`` kept are
+   read as passages, with the signals the index stored for them.
 3. Hierarchical (HiREC-style): documents are ranked by the RRF mass of their passages, and
    the passages of the best ``documents`` filings are searched again and fused in.
 4. Rerank: the first ``depth`` candidates get the features the reranker was trained with
@@ -35,15 +37,19 @@ from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scores
-from filingqa.retrieval.index import Hit, PassageIndex, SearchFilters, SearchMode
+from filingqa.retrieval.index import Hit, Match, PassageIndex, SearchFilters, SearchMode
 from filingqa.retrieval.metadata import MetadataStore
 from filingqa.retrieval.pages import by_page, page_key, page_order, spread_pages
 from filingqa.retrieval.rerank import Candidate, Reranker
+from filingqa.retrieval.signals import passage_signals
 
 Mode = Literal["bm25", "dense", "hybrid"]
 ReRankerChoice = Reranker | Path | None | Literal["default"]
 
 _INDEX_MODES: dict[Mode, SearchMode] = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}
+QUERY_THREADS = 1
+"""ONNX threads of the embedder :meth:`FilingSearch.open` loads: one query embeds fastest on
+one thread (MiniLM, 2 cores: p50 5.9 ms against 10.5 ms on two)."""
 
 
 class SearchSettings(BaseModel):
@@ -129,10 +135,11 @@ class FilingSearch:
 
         ``metadata`` defaults to the store saved next to the index by ``filingqa index``;
         ``reranker`` to the trained one (``filingqa.optimizers.train_reranker``). Missing
-        either, search works without it and warns once.
+        either, search works without it and warns once. ``embedder`` defaults to the offline
+        MiniLM on :data:`QUERY_THREADS` threads.
         """
         location = index if index is not None else default_index_dir()
-        opened = PassageIndex.open(location, embedder)
+        opened = PassageIndex.open(location, embedder or Embedder.load(threads=QUERY_THREADS))
         if metadata is None:
             metadata = _saved_metadata(location)
         return cls(opened, metadata, load_reranker(reranker), settings)
@@ -179,12 +186,14 @@ class FilingSearch:
         if self.settings.hierarchical and found:
             found = self._hierarchical(text, found)
         found = found[: max(k, self.settings.depth)]
-        candidates = self._candidates(text, found)
+        hits = self.index.read([f.match for f in found])
+        found = [f for f in found if f.match.point in hits]
+        candidates = self._candidates(text, found, [hits[f.match.point] for f in found])
         order = self._order(query, candidates, companies)
         if self.settings.spread:
             spread = self.settings.spread
             order = spread_pages(order, lambda c: page_key(c.passage), 3 * spread, spread)
-        by_id = {f.hit.passage.id: f for f in found}
+        by_id = {hits[f.match.point].passage.id: f for f in found}
         return [_ranked(c, by_id[c.passage.id], rank) for rank, c in enumerate(order[:k], 1)]
 
     # --- scope ----------------------------------------------------------------------------
@@ -230,11 +239,11 @@ class FilingSearch:
         """
         found: list[_Found] = []
         for scope in scopes:
-            have = {item.hit.passage.id for item in found}
-            hits = self._search(query, scope.filters, self._depth(scope.filters))
+            have = {item.match.point for item in found}
+            matches = self._search(query, scope.filters, self._depth(scope.filters))
             if self.settings.pages:
-                hits = by_page(hits, lambda hit: hit.passage, page_order(hits))
-            found += [_Found(h, scope.label) for h in hits if h.passage.id not in have]
+                matches = by_page(matches, page_order(matches))
+            found += [_Found(m, scope.label) for m in matches if m.point not in have]
             if len(found) >= k:
                 break
         return found
@@ -247,10 +256,12 @@ class FilingSearch:
         size = self.index.count(filters)
         return max(wanted, size) if size <= self.settings.exhaustive else wanted
 
-    def _search(self, query: str, filters: SearchFilters | None, k: int | None = None) -> list[Hit]:
+    def _search(
+        self, query: str, filters: SearchFilters | None, k: int | None = None
+    ) -> list[Match]:
         mode = _INDEX_MODES[self.settings.mode]
         depth = k or self.settings.candidates
-        return self.index.search(query, depth, filters=filters, mode=mode)
+        return self.index.match(query, depth, filters=filters, mode=mode)
 
     # --- hierarchical ---------------------------------------------------------------------
 
@@ -258,13 +269,13 @@ class FilingSearch:
         """Search again within the top documents (by RRF mass of their hits) and fuse."""
         mass: Counter[str] = Counter()
         for rank, item in enumerate(found, start=1):
-            mass[item.hit.passage.doc_id] += rrf_term(rank)
+            mass[item.match.doc_id] += rrf_term(rank)
         if len(mass) <= self.settings.documents:
             return found
         top = sorted(mass, key=lambda doc: (-mass[doc], doc))[: self.settings.documents]
         again = self._search(query, SearchFilters(doc_ids=top))
-        first = {item.hit.passage.id: item for item in found}
-        second = {hit.passage.id: hit for hit in again}
+        first = {item.match.point: item for item in found}
+        second = {match.point: match for match in again}
         fused = reciprocal_rank_fusion([list(first), list(second)])
         doc_rank = {doc: rank for rank, doc in enumerate(top, start=1)}
         out = []
@@ -273,37 +284,41 @@ class FilingSearch:
                 out.append(first[item.key])
             else:
                 out.append(_Found(second[item.key], "within the top documents"))
-            doc = out[-1].hit.passage.doc_id
+            doc = out[-1].match.doc_id
             if doc in doc_rank:
                 out[-1] = replace(out[-1], document_rank=doc_rank[doc])
         return out
 
     # --- features and order ---------------------------------------------------------------
 
-    def _candidates(self, query: str, found: list[_Found]) -> list[Candidate]:
+    def _candidates(self, query: str, found: list[_Found], hits: list[Hit]) -> list[Candidate]:
         """Reranker candidates in fused order, with dense, BM25 and page scores filled in."""
-        passages = [item.hit.passage for item in found]
+        passages = [hit.passage for hit in hits]
+        signals = [hit.signals or passage_signals(hit.passage.text) for hit in hits]
+        counts = [s.term_counts() for s in signals]
+        keys = [page_key(passage) for passage in passages]
         lexical = self.index.lexical
         dense = dense_scores(
-            self.index.embedder, query, passages, [f.hit.dense_score for f in found]
+            self.index.embedder, query, passages, [f.match.dense_score for f in found]
         )
-        sparse = sparse_scores(lexical, query, passages, [f.hit.sparse_score for f in found])
-        pages = page_scores(lexical, passages, sparse.idf)
+        sparse = sparse_scores(lexical, query, counts, [f.match.sparse_score for f in found])
+        pages = page_scores(lexical, keys, counts, sparse.idf)
         store = self.metadata
         candidates = []
         for i, passage in enumerate(passages):
-            page_rank, page_score = pages.get(page_key(passage), (None, None))
+            page_rank, page_score = pages.get(keys[i], (None, None))
             candidates.append(
                 Candidate(
                     passage=passage,
                     document=store.document(passage.doc_id) if store else None,
                     dense_score=dense[i],
-                    dense_rank=found[i].hit.dense_rank,
+                    dense_rank=found[i].match.dense_rank,
                     sparse_score=sparse.scores[i],
-                    sparse_rank=found[i].hit.sparse_rank,
+                    sparse_rank=found[i].match.sparse_rank,
                     fused_rank=i + 1,
                     page_score=page_score,
                     page_rank=page_rank,
+                    signals=signals[i],
                 )
             )
         return candidates
@@ -319,13 +334,13 @@ class FilingSearch:
 
 @dataclass(frozen=True)
 class _Found:
-    hit: Hit
+    match: Match
     scope: str
     document_rank: int | None = None
 
 
 def _ranked(candidate: Candidate, found: _Found, rank: int) -> RankedPassage:
-    hit = found.hit
+    hit = found.match
     why = [f"scope: {found.scope}"]
     if found.document_rank is not None:
         why.append(f"document #{found.document_rank} of the top documents")

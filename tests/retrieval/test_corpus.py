@@ -23,8 +23,9 @@ from filingqa.retrieval.corpus import (
     format_report,
     state_dir_for,
 )
-from filingqa.retrieval.index import PassageIndex, SearchFilters
+from filingqa.retrieval.index import PassageIndex, SearchFilters, point_id
 from filingqa.retrieval.metadata import MetadataStore
+from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
 
 from .filings import FakeEncoder, fake_embedder, write_filings
 from .pdf_fixtures import write_fixtures
@@ -191,6 +192,19 @@ def test_ledger_is_not_trusted_when_the_index_lost_the_passages(
         tmp_path / "new", paths=[filings], embedder=fake_embedder(), progress=False
     )
     assert (report.resumed, report.indexed) == (0, 3)
+
+
+def test_rebuild_stores_the_signals_an_older_build_left_out(filings: Path, tmp_path: Path) -> None:
+    build_index(tmp_path / "index", paths=[filings], embedder=fake_embedder(), progress=False)
+    with PassageIndex.open(tmp_path / "index", fake_embedder()) as index:
+        hits = index.search("revenue", k=50)
+        index._store.set_payloads({point_id(h.passage.id): {SIGNALS: None} for h in hits})
+    report = build_index(
+        tmp_path / "index", paths=[filings], embedder=fake_embedder(), progress=False
+    )
+    assert report.indexed == 0
+    with PassageIndex.open(tmp_path / "index", fake_embedder()) as index:
+        assert all(h.signals is not None for h in index.search("revenue", k=50))
 
 
 def test_ledger_round_trip_and_off(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import diskcache
 import numpy as np
 import pytest
 
-from filingqa.retrieval.embedder import Embedder
+from filingqa.retrieval.embedder import RECENT_QUERIES, Embedder
 
 
 class CountingEncoder:
@@ -70,6 +70,18 @@ def test_without_cache_every_call_encodes() -> None:
     embedder.embed_passages(["x"])
     embedder.embed_passages(["x"])
     assert len(encoder.calls) == 2
+
+
+def test_recent_queries_are_kept_in_memory_without_a_cache() -> None:
+    encoder = CountingEncoder()
+    embedder = Embedder("fake", 4, encoder)
+    first = embedder.embed_query("revenue")
+    assert np.array_equal(embedder.embed_query("revenue"), first)
+    assert encoder.calls == [["revenue"]]
+    for n in range(RECENT_QUERIES):
+        embedder.embed_query(f"q{n}")
+    embedder.embed_query("revenue")  # pushed out by newer queries: encoded again
+    assert encoder.calls.count(["revenue"]) == 2
 
 
 def test_wrong_shape_from_the_model_is_an_error() -> None:

@@ -13,9 +13,10 @@ from filingqa.retrieval.hit_scores import (
     query_terms,
     solve_idf,
     sparse_scores,
-    term_counts,
 )
 from filingqa.retrieval.lexical import BM25Encoder, term_id
+from filingqa.retrieval.pages import page_key
+from filingqa.retrieval.signals import passage_signals
 
 from .filings import fake_embedder
 
@@ -32,6 +33,10 @@ def passage(n: int, text: str, page: int = 1, doc: str = "D") -> Passage:
     return Passage(id=f"{doc}:p{page}:text{n}", doc_id=doc, page=page, kind="text", text=text)
 
 
+def term_counts(text: str) -> tuple[dict[int, int], int]:
+    return passage_signals(text).term_counts()
+
+
 def true_idf(query: str) -> dict[int, float]:
     return {t: 1.0 + i for i, t in enumerate(query_terms(LEXICAL, query))}
 
@@ -42,7 +47,7 @@ def test_idf_solved_from_listed_scores_reproduces_missing_scores() -> None:
     passages = [passage(n, text) for n, text in enumerate(TEXTS)]
     truth = [bm25(LEXICAL, term_counts(p.text), idf) for p in passages]
     known = [truth[0], None, truth[2], None]  # two missed the sparse list
-    scores = sparse_scores(LEXICAL, query, passages, known)
+    scores = sparse_scores(LEXICAL, query, [term_counts(p.text) for p in passages], known)
     assert scores.scores == pytest.approx(truth)
     assert scores.idf == pytest.approx(idf)
 
@@ -63,7 +68,8 @@ def test_page_scores_rank_pages_by_their_passages_together() -> None:
         passage(3, TEXTS[1], page=5),
         passage(4, TEXTS[2], page=7),
     ]
-    ranked = page_scores(LEXICAL, passages, idf)
+    keys = [page_key(p) for p in passages]
+    ranked = page_scores(LEXICAL, keys, [term_counts(p.text) for p in passages], idf)
     assert [key for key, _ in sorted(ranked.items(), key=lambda kv: kv[1][0])] == [
         ("D", 3),
         ("D", 5),

@@ -28,6 +28,8 @@ from filingqa.retrieval.index import (
 )
 from filingqa.retrieval.lexical import BM25Encoder
 from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.signals import passage_signals
 
 CONCEPTS = {
     **dict.fromkeys(["revenue", "revenues", "sales", "turnover"], 0),
@@ -414,3 +416,51 @@ def test_real_minilm_hybrid_search(tmp_path: Path) -> None:
         assert 40 in {hit.passage.page for hit in hits}
         filtered = index.search("revenue", k=5, filters=SearchFilters(company="bolt"))
         assert {h.passage.doc_id for h in filtered} == {"BOLT_2022_10K"}
+
+
+def test_match_ranks_pages_and_read_gives_passages_with_their_signals(
+    filled: PassageIndex,
+) -> None:
+    matches = filled.match("dividends borrowings", k=3)
+    assert (matches[0].point, matches[0].doc_id, matches[0].page) == (
+        point_id(corpus()[2].id),
+        "ACME_2023_10K",
+        41,
+    )
+    hits = filled.read(matches)
+    assert list(hits) == [m.point for m in matches]
+    best = hits[matches[0].point]
+    assert best.passage == corpus()[2]
+    assert best.signals == passage_signals(corpus()[2].text)
+    assert (best.score, best.sparse_rank) == (matches[0].score, matches[0].sparse_rank)
+
+
+def test_add_signals_fills_in_what_an_older_build_left_out(open_index: Opener) -> None:
+    index = open_index()
+    index.add(corpus(), DOCUMENTS, progress=False)
+    index._store.set_payloads({point_id(p.id): {SIGNALS: None} for p in corpus()[:4]})
+    hits = index.search("net sales revenue", k=7)
+    assert sum(hit.signals is None for hit in hits) == 4
+    assert index.add_signals(batch_size=3, progress=False) == 4
+    assert index.add_signals(progress=False) == 0
+    for hit in index.search("net sales revenue", k=7):
+        assert hit.signals == passage_signals(hit.passage.text)
+    again = index.add(corpus(), DOCUMENTS, progress=False)
+    assert again.unchanged == 7  # signals are outside the content hash
+
+
+def test_a_points_page_is_read_once(open_index: Opener) -> None:
+    index = open_index()
+    index.add(corpus(), DOCUMENTS, progress=False)
+    reads: list[list[str]] = []
+    payloads = index._store.payloads
+
+    def counted(ids: list[str], fields: list[str] | None) -> dict[str, dict[str, object]]:
+        reads.append(ids)
+        return payloads(ids, fields)
+
+    index._store.payloads = counted  # type: ignore[method-assign]
+    first = index.match("net sales revenue", k=7)
+    again = index.match("revenue", k=7)
+    assert [len(ids) for ids in reads] == [7]  # the second search read no pages
+    assert {(m.doc_id, m.page) for m in again} == {(m.doc_id, m.page) for m in first}

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from filingqa.retrieval.documents import Passage
+from filingqa.retrieval.index import Match
 from filingqa.retrieval.pages import by_page, page_key, page_order, round_robin, spread_pages
 
 
-@dataclass(frozen=True)
-class FakeHit:
-    passage: Passage
-    dense_score: float | None = None
-    sparse_score: float | None = None
-
-
 def hit(page: int, n: int, dense: float, sparse: float | None, doc: str = "ACME_2024_10K"):
-    passage = Passage(id=f"{doc}:p{page}:text{n}", doc_id=doc, page=page, kind="text", text="x")
-    return FakeHit(passage, dense, sparse)
+    return Match(f"{doc}:p{page}:text{n}", doc, page, 0.0, dense_score=dense, sparse_score=sparse)
 
 
 def test_a_page_is_as_good_as_its_best_passage_in_each_list() -> None:
@@ -39,8 +30,8 @@ def test_a_page_is_as_good_as_its_best_passage_in_each_list() -> None:
 def test_by_page_keeps_each_pages_own_order_and_puts_unlisted_pages_last() -> None:
     hits = [hit(1, 1, 0.9, 1.0), hit(2, 1, 0.5, 8.0), hit(1, 2, 0.2, None), hit(9, 1, 0.1, 0.1)]
     pages = [("ACME_2024_10K", 2), ("ACME_2024_10K", 1)]
-    ordered = by_page(hits, lambda h: h.passage, pages)
-    assert [h.passage.id.split(":", 1)[1] for h in ordered] == [
+    ordered = by_page(hits, pages)
+    assert [h.point.split(":", 1)[1] for h in ordered] == [
         "p2:text1",
         "p1:text1",
         "p1:text2",
@@ -76,5 +67,8 @@ def test_spread_pages_spreads_within_each_filing_and_keeps_its_slots() -> None:
     assert spread_pages(one_page, page, window=3, pages=3) == one_page
 
 
-def test_page_key_is_document_and_page() -> None:
-    assert page_key(hit(7, 1, 0.0, None).passage) == ("ACME_2024_10K", 7)
+def test_page_key_is_document_and_page_of_a_passage_or_a_match() -> None:
+    passage = Passage(
+        id="ACME_2024_10K:p7:text1", doc_id="ACME_2024_10K", page=7, kind="text", text="x"
+    )
+    assert page_key(passage) == page_key(hit(7, 1, 0.0, None)) == ("ACME_2024_10K", 7)

@@ -27,6 +27,7 @@ from filingqa.retrieval.rerank import (
     promote_parents,
     query_companies,
 )
+from filingqa.retrieval.signals import from_payload, passage_signals, to_payload
 
 ACME = Document(doc_id="ACME_2019_10K", company="Acme Corp", ticker="ACM", fiscal_year=2019)
 BETA = Document(doc_id="BETA_2017_10K", company="Beta Inc", ticker="BTA", fiscal_year=2017)
@@ -224,3 +225,15 @@ def test_load_refuses_a_model_with_other_features(tmp_path: Path) -> None:
 def test_untrained_reranker_cannot_be_saved(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="untrained"):
         Reranker().save(tmp_path)
+
+
+def test_features_read_the_indexed_signals_else_the_text() -> None:
+    query = "What were Acme's net sales in 2019?"
+    info = analyse_query(query)
+    p = passage("a", "Net sales: 2019: 1,200; 2018: 1,100", kind="table")
+    stored = from_payload(to_payload(passage_signals(p.text)))
+    from_text = features(query, info, candidate(p, 1))
+    assert np.array_equal(from_text, features(query, info, candidate(p, 1, signals=stored)), True)
+    other = candidate(p, 1, signals=passage_signals("Operating income in 2017 was 50"))
+    read = named(features(query, info, other))
+    assert (read["period_match"], read["metric_overlap"]) == (0.0, 0.0)
