@@ -1,0 +1,49 @@
+"""The compiled default artifact the repository ships: it loads, and (slow) it answers."""
+
+from pathlib import Path
+
+import dspy
+import pytest
+
+import filingqa
+from filingqa.artifact import BackboneMismatch
+from filingqa.models.registry import DEFAULT_LLM
+from filingqa.program.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.lightgbm_router import LightGBMRouter
+from filingqa.program.passages import split_filing
+from filingqa.retrieval.rerank import Reranker
+
+from .optimizers.compile_fakes import rule_lm
+
+DEFAULT_ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
+
+
+@pytest.fixture(autouse=True)
+def _restore_dspy_settings():
+    """``load`` makes its backbone DSPy's default LM; other tests expect none."""
+    yield
+    dspy.configure(lm=None, adapter=None)
+
+
+def test_the_default_artifact_is_the_compiled_local_backbone() -> None:
+    with pytest.warns(BackboneMismatch):  # a scripted LM stands in for the local model
+        qa = filingqa.load(DEFAULT_ARTIFACT, lm=rule_lm())
+    manifest = qa.manifest
+    assert isinstance(qa, FinancialQA)
+    assert manifest.backbone == "local"
+    assert manifest.model_file is not None
+    assert manifest.model_file.sha256 == DEFAULT_LLM.file.sha256
+    assert manifest.after.accuracy > manifest.before.accuracy
+    assert 1 <= len(qa.pot.write.demos) <= manifest.optimizer["max_demos"]
+    assert isinstance(qa.router, LightGBMRouter)
+    assert isinstance(qa.reranker, Reranker)
+
+
+@pytest.mark.slow
+def test_the_default_artifact_answers_the_sample_question() -> None:
+    qa = filingqa.load(DEFAULT_ARTIFACT)
+    passages = split_filing(sample_filing().read_text(encoding="utf-8"), SAMPLE_DOC)
+    final = qa(question=SAMPLE_QUESTION, passages=passages).final
+    assert final.answer == "399.8 million"
+    assert (4, "table") in [(c.page, c.kind) for c in final.citations]
