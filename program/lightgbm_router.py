@@ -43,6 +43,11 @@ class LightGBMRouter:
         self.threshold = threshold
         self._lock = threading.Lock()
 
+    def __deepcopy__(self, memo: dict[int, object]) -> LightGBMRouter:
+        """The same router: it is read-only once trained, so copies of a program (DSPy
+        deep-copies modules) share it instead of failing on its lock."""
+        return self
+
     @classmethod
     def load(cls, directory: Path) -> LightGBMRouter:
         """The router saved in ``directory``.

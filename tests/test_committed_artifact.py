@@ -40,6 +40,15 @@ def test_the_default_artifact_is_the_compiled_local_backbone() -> None:
     assert isinstance(qa.reranker, Reranker)
 
 
+def test_a_loaded_program_deep_copies_without_warnings(caplog) -> None:
+    with pytest.warns(BackboneMismatch):
+        qa = filingqa.load(DEFAULT_ARTIFACT, lm=rule_lm())
+    copy = qa.deepcopy()
+    assert "Failed to deep copy" not in caplog.text
+    assert copy.router is qa.router  # read-only once trained: shared, not copied
+    assert copy.pot.write.demos == qa.pot.write.demos
+
+
 @pytest.mark.slow
 def test_the_default_artifact_answers_the_sample_question() -> None:
     qa = filingqa.load(DEFAULT_ARTIFACT)
