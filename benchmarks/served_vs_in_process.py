@@ -17,6 +17,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,18 +55,22 @@ def start_server(model: Path, port: int) -> subprocess.Popen:
         "--n_ctx",
         str(DEFAULT_CONTEXT_TOKENS),
     ]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
+    # A file, not a pipe: llama.cpp logs the model load verbosely, and a full pipe blocks it.
+    with log.open("wb") as sink:
+        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the server exited (log {log}): {tail}")
         try:
             httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).raise_for_status()
             return server
         except httpx.HTTPError:
             time.sleep(1)
     server.kill()
-    raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s")
+    raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s (log {log})")
 
 
 def program_for(spec: str, artifact: Path | None) -> tuple[FinancialQA, dspy.LM]:
