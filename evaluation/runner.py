@@ -12,6 +12,7 @@ from contextvars import copy_context
 from pathlib import Path
 
 import dspy
+from dspy.utils.callback import BaseCallback
 from dspy.utils.usage_tracker import UsageTracker
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -94,12 +95,31 @@ def run_mode(
     return [done[r.id] for r in records]
 
 
+class CallCounter(BaseCallback):
+    """Counts the LM calls made in its context, answered from DSPy's cache or not (the
+    usage tracker sees only the calls that reached the model)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def on_lm_end(self, call_id: str, outputs: object, exception: BaseException | None = None):
+        with self._lock:
+            self.calls += 1
+
+
 def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
-    """One record through ``mode``; a failure is a wrong answer with the error kept."""
+    """One record through ``mode``; a failure is a wrong answer with the error kept.
+
+    ``lm_calls`` counts every call the mode made, cached ones included (what the question
+    costs when nothing is cached); ``tokens`` are those the model processed in this run.
+    """
     tracker = UsageTracker()
+    counter = CallCounter()
     started = time.perf_counter()
     error = None
-    with dspy.context(usage_tracker=tracker):
+    callbacks = [*dspy.settings.get("callbacks", []), counter]
+    with dspy.context(usage_tracker=tracker, callbacks=callbacks):
         try:
             answer = mode(record)
         except Exception as problem:
@@ -125,7 +145,7 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         judge_reason=verdict.reason,
         judge_stage=verdict.stage,
         answer_type=record.answer_type,
-        lm_calls=len(calls),
+        lm_calls=counter.calls,
         tokens=sum(int(entry.get("total_tokens") or 0) for entry in calls),
         seconds=round(seconds, 3),
         working=answer.working,

@@ -112,6 +112,33 @@ def test_lm_calls_and_tokens_are_counted_per_question(tmp_path: Path, scripted_l
     assert rows[0].working == "result = 1"
 
 
+def test_calls_answered_from_the_cache_still_count_as_calls(tmp_path: Path) -> None:
+    import dspy
+
+    from filingqa.evaluation.modes import build_mode
+    from tests.conftest import ScriptedEngine
+
+    lm = dspy.LM("scripted/cached", engine=ScriptedEngine(["```python\nresult = 1\n```"]))
+    previous = dspy.cache
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+    try:
+        with dspy.context(lm=lm):
+            first, again = (
+                run_mode(
+                    RECORDS[:1],
+                    build_mode("pot"),
+                    judge=StrictJudge(),
+                    rows_path=tmp_path / f"{name}.jsonl",
+                    progress=False,
+                )[0]
+                for name in ("first", "again")
+            )
+    finally:
+        dspy.cache = previous
+    assert (first.lm_calls, first.tokens) == (1, 15)
+    assert (again.lm_calls, again.tokens) == (1, 0)  # a cache hit: a call, no new tokens
+
+
 @pytest.mark.parametrize("missing", [True, False])
 def test_read_rows_of_missing_or_empty_file(tmp_path: Path, missing: bool) -> None:
     path = tmp_path / "r.jsonl"
