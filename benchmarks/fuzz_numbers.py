@@ -87,14 +87,19 @@ def judge_property(gold: str, prediction: str, scale: str | None, unit: str | No
     assert JUDGE.judge("q", gold, prediction, scale=scale, unit=unit).score in (0, 0.5, 1)
 
 
-def run_parser(examples: int, counter: list[int]) -> None:
-    @seed(SEED)
-    @settings(
+def fuzz_settings(examples: int) -> settings:
+    """``examples`` inputs, no deadline, no example database, no health check."""
+    return settings(
         max_examples=examples,
         deadline=None,
         database=None,
         suppress_health_check=list(HealthCheck),
     )
+
+
+def run_parser(examples: int, counter: list[int]) -> None:
+    @seed(SEED)
+    @fuzz_settings(examples)
     @given(text=TEXT)
     def check(text: str) -> None:
         counter[0] += 1
@@ -105,12 +110,7 @@ def run_parser(examples: int, counter: list[int]) -> None:
 
 def run_judge(examples: int, counter: list[int]) -> None:
     @seed(SEED)
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @fuzz_settings(examples)
     @given(gold=TEXT, prediction=TEXT, scale=SCALES, unit=UNITS)
     def check(gold: str, prediction: str, scale: str | None, unit: str | None) -> None:
         counter[0] += 1

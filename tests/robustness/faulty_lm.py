@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import dspy
 from dspy import lm15
@@ -29,17 +29,7 @@ FaultName = Literal[
     "context_overflow",
     "refusal",
 ]
-FAULTS: tuple[FaultName, ...] = (
-    "timeout",
-    "rate_limit",
-    "connection",
-    "server_error",
-    "empty_output",
-    "truncated_output",
-    "unparseable",
-    "context_overflow",
-    "refusal",
-)
+FAULTS: tuple[FaultName, ...] = get_args(FaultName)
 Reply = str | dict | Callable[[str], str | dict]
 
 AMBIGUITY = "more than one reasonable answer"
