@@ -23,6 +23,7 @@ from filingqa.program.inputs import clean_question, question_problem
 from filingqa.program.lm import adapter_for
 from filingqa.program.passages import fit, render, select, split_filing
 from filingqa.program.pot import ProgramOfThought
+from filingqa.program.screening import screen
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.units import display_value
 from filingqa.retrieval import Passage
@@ -94,7 +95,7 @@ def answer_over_filing(
         split_filing(path.read_text(encoding="utf-8", errors="replace"), doc),
         evidence_budget_chars,
     )
-    passages = [fit(p, question, evidence_budget_chars) for p in chosen]
+    passages = [fit(p, question, evidence_budget_chars) for p in screen(chosen).passages]
     started, calls_before = time.perf_counter(), len(lm.history)
     with dspy.context(lm=lm):
         prediction = ProgramOfThought(samples=samples)(question=question, evidence=render(passages))
