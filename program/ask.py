@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from filingqa.program.citations import Citation, cite, untraced_numbers
 from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.formulas import formula_note
 from filingqa.program.inputs import clean_question, question_problem
 from filingqa.program.lm import adapter_for
 from filingqa.program.passages import fit, render, select, split_filing
@@ -98,7 +99,9 @@ def answer_over_filing(
     passages = [fit(p, question, evidence_budget_chars) for p in screen(chosen).passages]
     started, calls_before = time.perf_counter(), len(lm.history)
     with dspy.context(lm=lm):
-        prediction = ProgramOfThought(samples=samples)(question=question, evidence=render(passages))
+        prediction = ProgramOfThought(samples=samples, check_cells=True)(
+            question=question, evidence=render(passages), formula=formula_note(question)
+        )
     return _answer(question, prediction, passages, **_cost(lm.history[calls_before:], started))
 
 

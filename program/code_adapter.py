@@ -68,7 +68,7 @@ class FencedCodeAdapter(dspy.ChatAdapter):
     def _request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
         sections = []
         for position, (name, field) in enumerate(signature.input_fields.items()):
-            if name not in inputs:
+            if inputs.get(name) is None:  # absent, or an optional input left out
                 continue
             value = str(format_field_value(field, inputs[name]))
             label = name.replace("_", " ").capitalize()

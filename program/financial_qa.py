@@ -18,6 +18,8 @@ skipped, HyDE retrieval falls back to the question alone, a context overflow shr
 evidence and retries, a failed verification leaves the answer ``unverified``, and a failed
 reasoning step ends the question with outcome ``error`` and the fault as its reason. No
 answer leaves with a number found neither in the evidence nor among the computed values.
+The program writer is also told the formula convention the question's wording calls for
+(:mod:`~filingqa.program.formulas`); bare PoT is not.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from filingqa.program.curation import Curator
 from filingqa.program.evidence_buffer import EvidenceBuffer
 from filingqa.program.faults import Fault, attempt, fault_of
 from filingqa.program.final_answer import FinalAnswer, Outcome, ReadingAnswer
+from filingqa.program.formulas import formula_note
 from filingqa.program.inputs import clean_question, question_problem
 from filingqa.program.multi_hyde import MultiHydeRetriever, Retrieved
 from filingqa.program.passages import render, within_budget
@@ -145,7 +148,7 @@ class FinancialQA(dspy.Module):
         self.decomposer = dspy.Predict(Decompose)
         self.retriever = MultiHydeRetriever(hypotheses=hypotheses, k=k)
         self.curator = Curator()
-        self.pot = ProgramOfThought(samples=samples)
+        self.pot = ProgramOfThought(samples=samples, check_cells=True)
         self.cot = dspy.Predict(AnswerFromEvidence)
         self.verifier = Verifier()
         self.refine = dspy.Predict(RefineQuestions)
@@ -453,10 +456,11 @@ class FinancialQA(dspy.Module):
                 checks=checks,
                 problems=checks.problems,
             )
+        formula = formula_note(question)
         if feedback and previous is not None and previous.program:
-            out = self.pot.revise(question, evidence, previous.program, feedback)
+            out = self.pot.revise(question, evidence, previous.program, feedback, formula)
         else:
-            out = self.pot(question=question, evidence=evidence)
+            out = self.pot(question=question, evidence=evidence, formula=formula)
         checks = automatic_checks(out.program, out.value, passages)
         problems = [] if out.execution.ok else [out.execution.feedback()]
         return Draft(

@@ -8,6 +8,7 @@ from typing import Any
 import dspy
 from pydantic import BaseModel
 
+from filingqa.program.cell_check import cell_feedback, misreads
 from filingqa.program.code_adapter import FencedCodeAdapter
 from filingqa.program.sign_check import sign_feedback, subtracted_negatives
 from filingqa.program.table_rows import linearize_tables
@@ -44,7 +45,10 @@ class ProgramOfThought(dspy.Module):
     and 41/75 with the pipe tables (it fixes column mix-ups but loses other questions). With
     ``samples`` > 1 (self-consistency) further programs are sampled at temperature
     ``SAMPLE_TEMPERATURE`` after the greedy one, and the value most programs agree on wins;
-    ties go to the earliest sample.
+    ties go to the earliest sample. With ``check_cells`` a program whose figures come from
+    rows or year columns the question does not ask about gets one revision told which cells
+    it should have used (:mod:`~filingqa.program.cell_check`; off by default so that bare
+    PoT stays the bare prompt).
     """
 
     def __init__(
@@ -53,6 +57,7 @@ class ProgramOfThought(dspy.Module):
         limits: SandboxLimits | None = None,
         tables_as_rows: bool = False,
         samples: int = 1,
+        check_cells: bool = False,
     ):
         super().__init__()
         if samples < 1:
@@ -64,8 +69,11 @@ class ProgramOfThought(dspy.Module):
         self.limits = limits
         self.tables_as_rows = tables_as_rows
         self.samples = samples
+        self.check_cells = check_cells
 
-    def forward(self, question: str, evidence: str) -> dspy.Prediction:
+    def forward(self, question: str, evidence: str, formula: str | None = None) -> dspy.Prediction:
+        """``formula`` (:func:`~filingqa.program.formulas.formula_note`) is shown after the
+        question when given; without it the request is the bare prompt."""
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
         chains = []
@@ -74,7 +82,7 @@ class ProgramOfThought(dspy.Module):
                 config = dict(CODE_CONFIG)
                 if sample:
                     config.update(temperature=SAMPLE_TEMPERATURE, seed=sample)
-                chains.append(self._solve(question, evidence, config, sample))
+                chains.append(self._solve(question, evidence, formula, config, sample))
         finals = [chain[-1] for chain in chains]
         chosen, votes = _majority(finals)
         return dspy.Prediction(
@@ -87,7 +95,14 @@ class ProgramOfThought(dspy.Module):
             votes=votes,
         )
 
-    def revise(self, question: str, evidence: str, program: str, feedback: str) -> dspy.Prediction:
+    def revise(
+        self,
+        question: str,
+        evidence: str,
+        program: str,
+        feedback: str,
+        formula: str | None = None,
+    ) -> dspy.Prediction:
         """Rewrite ``program`` that ran but was rejected (by the verifier) for ``feedback``.
 
         Returns the same fields as :meth:`forward`, for the revised program.
@@ -98,6 +113,7 @@ class ProgramOfThought(dspy.Module):
             revised = self.revise_program(
                 question=question,
                 evidence=evidence,
+                formula=formula,
                 rejected_program=program,
                 reason=feedback,
                 config=dict(CODE_CONFIG),
@@ -114,25 +130,44 @@ class ProgramOfThought(dspy.Module):
         )
 
     def _solve(
-        self, question: str, evidence: str, config: dict[str, Any], sample: int
+        self,
+        question: str,
+        evidence: str,
+        formula: str | None,
+        config: dict[str, Any],
+        sample: int,
     ) -> list[Attempt]:
         """One program and up to ``max_repairs`` repairs of it."""
-        program = self.write(question=question, evidence=evidence, config=config).program
+        program = self.write(
+            question=question, evidence=evidence, formula=formula, config=config
+        ).program
         attempts = [self._run(program, sample)]
         while not attempts[-1].execution.ok and len(attempts) <= self.max_repairs:
             failed = attempts[-1]
             program = self.repair(
                 question=question,
                 evidence=evidence,
+                formula=formula,
                 failed_program=failed.program,
                 error=failed.execution.feedback(),
                 config=config,
             ).program
             attempts.append(self._run(program, sample))
-        return attempts + self._sign_revision(question, evidence, attempts[-1], config, sample)
+        attempts += self._sign_revision(question, evidence, formula, attempts[-1], config, sample)
+        if self.check_cells:
+            attempts += self._cell_revision(
+                question, evidence, formula, attempts[-1], config, sample
+            )
+        return attempts
 
     def _sign_revision(
-        self, question: str, evidence: str, last: Attempt, config: dict[str, Any], sample: int
+        self,
+        question: str,
+        evidence: str,
+        formula: str | None,
+        last: Attempt,
+        config: dict[str, Any],
+        sample: int,
     ) -> list[Attempt]:
         """One revision when the program subtracts a parenthesised figure it made negative
         (:mod:`~filingqa.program.sign_check`); kept only when the revision runs and no longer
@@ -145,12 +180,43 @@ class ProgramOfThought(dspy.Module):
         program = self.revise_program(
             question=question,
             evidence=evidence,
+            formula=formula,
             rejected_program=last.program,
             reason=sign_feedback(magnitudes),
             config=config,
         ).program
         revised = self._run(program, sample)
         if revised.execution.ok and not subtracted_negatives(program, evidence, question):
+            return [revised]
+        return []
+
+    def _cell_revision(
+        self,
+        question: str,
+        evidence: str,
+        formula: str | None,
+        last: Attempt,
+        config: dict[str, Any],
+        sample: int,
+    ) -> list[Attempt]:
+        """One revision when the program's figures sit in table cells the question does not
+        point at (:mod:`~filingqa.program.cell_check`); kept only when the revision runs and
+        fewer of its figures do."""
+        if not last.execution.ok:
+            return []
+        found = misreads(last.program, evidence, question)
+        if not found:
+            return []
+        program = self.revise_program(
+            question=question,
+            evidence=evidence,
+            formula=formula,
+            rejected_program=last.program,
+            reason=cell_feedback(found),
+            config=config,
+        ).program
+        revised = self._run(program, sample)
+        if revised.execution.ok and len(misreads(program, evidence, question)) < len(found):
             return [revised]
         return []
 

@@ -14,38 +14,72 @@ recognised stays as it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import NamedTuple
 
 _SEPARATOR = re.compile(r"^[\s|:\-]+$")
 _NUMBER = re.compile(r"^[$€£¥]?\s*\(?\s*[$€£¥]?\s*-?\d[\d,]*(\.\d+)?\s*%?\s*\)?%?$")
 _YEAR = re.compile(r"^(19|20)\d\d\b")
 
 
+class LabelledRow(NamedTuple):
+    """One data row of a table: its label (section-prefixed) and (column name, cell) pairs."""
+
+    label: str
+    values: list[tuple[str, str]]
+
+
 def linearize_tables(evidence: str) -> str:
     """``evidence`` with every pipe table rewritten as labelled rows; other text unchanged."""
     lines: list[str] = []
+    for block, is_table in _blocks(evidence):
+        lines.append(_rewrite(block) if is_table else block[0])
+    return "\n".join(lines)
+
+
+def table_rows(evidence: str) -> list[LabelledRow]:
+    """Every recognised data row of every pipe table in ``evidence``."""
+    found: list[LabelledRow] = []
+    for block, is_table in _blocks(evidence):
+        if is_table:
+            found += _labelled(_table_cells(block))[1] or []
+    return found
+
+
+def linearize(rows: list[list[str]]) -> list[str] | None:
+    """The rows of one table as labelled lines, or None when no numeric data row is found."""
+    caption, labelled = _labelled(rows)
+    if labelled is None:
+        return None
+    lines = [" ".join(caption)] if caption else []
+    lines += [f"{r.label}: " + "; ".join(f"{n} = {v}" for n, v in r.values) for r in labelled]
+    return lines
+
+
+def _blocks(evidence: str) -> Iterator[tuple[list[str], bool]]:
+    """The lines of ``evidence``: each pipe table as one block, every other line alone."""
     table: list[str] = []
     for line in evidence.split("\n"):
         if line.lstrip().startswith("|"):
             table.append(line)
             continue
         if table:
-            lines.append(_rewrite(table))
+            yield table, True
             table = []
-        lines.append(line)
+        yield [line], False
     if table:
-        lines.append(_rewrite(table))
-    return "\n".join(lines)
+        yield table, True
 
 
-def linearize(rows: list[list[str]]) -> list[str] | None:
-    """The rows of one table as labelled lines, or None when no numeric data row is found."""
+def _labelled(rows: list[list[str]]) -> tuple[list[str], list[LabelledRow] | None]:
+    """The caption lines and labelled data rows of one table (None when it has none)."""
     width = max((len(row) for row in rows), default=0)
     if width < 2:
-        return None
+        return [], None
     grid = [[cell.strip() for cell in row] + [""] * (width - len(row)) for row in rows]
     first_data = next((i for i, row in enumerate(grid) if _is_data_row(row)), None)
     if first_data is None:
-        return None
+        return [], None
     header = [row for row in grid[:first_data] if not _is_spanning(row)]
     caption: list[str] = []
     section = ""
@@ -57,7 +91,7 @@ def linearize(rows: list[list[str]]) -> list[str] | None:
         else:
             caption.append(_only_cell(row))
     columns = _column_names(header, width)
-    lines = [" ".join(caption)] if caption else []
+    labelled: list[LabelledRow] = []
     for row in grid[first_data:]:
         if _is_spanning(row) and not _is_data_row(row):
             section = _only_cell(row).rstrip(":").strip()
@@ -68,15 +102,18 @@ def linearize(rows: list[list[str]]) -> list[str] | None:
         label = row[0].rstrip(":").strip()
         if section:
             label = f"{section} / {label}" if label else f"{section} (subtotal)"
-        lines.append(f"{label or '(total)'}: " + "; ".join(f"{n} = {v}" for n, v in values))
+        labelled.append(LabelledRow(label or "(total)", values))
         if not row[0] or row[0].lower().startswith("total"):
             section = ""  # a subtotal or total row closes its section
-    return lines
+    return caption, labelled
+
+
+def _table_cells(table_lines: list[str]) -> list[list[str]]:
+    return [_cells(line) for line in table_lines if not _SEPARATOR.match(line)]
 
 
 def _rewrite(table_lines: list[str]) -> str:
-    rows = [_cells(line) for line in table_lines if not _SEPARATOR.match(line)]
-    linear = linearize(rows)
+    linear = linearize(_table_cells(table_lines))
     return "\n".join(table_lines) if linear is None else "\n".join(linear)
 
 

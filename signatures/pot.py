@@ -9,6 +9,7 @@ from __future__ import annotations
 import dspy
 
 EVIDENCE_DESCRIPTION = "tables and text from the filing"
+FORMULA_DESCRIPTION = "how the computation the question names is done (not shown when None)"
 
 
 class WriteProgram(dspy.Signature):
@@ -16,6 +17,7 @@ class WriteProgram(dspy.Signature):
 
     evidence: str = dspy.InputField(desc=EVIDENCE_DESCRIPTION)
     question: str = dspy.InputField()
+    formula: str | None = dspy.InputField(default=None, desc=FORMULA_DESCRIPTION)
     program: str = dspy.OutputField(desc="Python code that assigns the answer to `result`")
 
 
@@ -25,6 +27,7 @@ class RepairProgram(dspy.Signature):
 
     evidence: str = dspy.InputField(desc=EVIDENCE_DESCRIPTION)
     question: str = dspy.InputField()
+    formula: str | None = dspy.InputField(default=None, desc=FORMULA_DESCRIPTION)
     failed_program: str = dspy.InputField()
     error: str = dspy.InputField(desc="what went wrong when the program ran")
     program: str = dspy.OutputField(desc="corrected Python code that assigns `result`")
@@ -37,6 +40,7 @@ class ReviseProgram(dspy.Signature):
 
     evidence: str = dspy.InputField(desc=EVIDENCE_DESCRIPTION)
     question: str = dspy.InputField()
+    formula: str | None = dspy.InputField(default=None, desc=FORMULA_DESCRIPTION)
     rejected_program: str = dspy.InputField()
     reason: str = dspy.InputField(desc="why the answer was rejected")
     program: str = dspy.OutputField(desc="corrected Python code that assigns `result`")

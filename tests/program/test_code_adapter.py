@@ -44,6 +44,19 @@ def test_the_request_is_the_bare_prompt_evidence_question_instruction(
     )
 
 
+def test_a_formula_note_follows_the_question_and_none_leaves_the_bare_prompt(
+    scripted_lm,
+) -> None:
+    lm = scripted_lm(["```python\nresult = 1\n```", "```python\nresult = 2\n```"])
+    with dspy.context(lm=lm, adapter=FencedCodeAdapter()):
+        dspy.Predict(WriteProgram)(question="Change?", evidence="E", formula="Change = b - a.")
+        dspy.Predict(WriteProgram)(question="Change?", evidence="E", formula=None)
+    noted, bare = (request.messages[0].text for request in lm.engine.requests)
+    assert noted.startswith("E\n\nQuestion: Change?\n\nFormula: Change = b - a.\n\nWrite Python")
+    assert bare.startswith("E\n\nQuestion: Change?\n\nWrite Python")
+    assert "Formula" not in bare
+
+
 def test_demos_are_rendered_as_fenced_code(scripted_lm) -> None:
     lm = scripted_lm(["```python\nresult = 1\n```"])
     predict = dspy.Predict(WriteProgram)

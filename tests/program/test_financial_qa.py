@@ -97,6 +97,40 @@ def test_single_pass_pot_over_gold_context() -> None:
     assert engine.count(VERIFY) == 0  # the router chose a single pass
 
 
+def test_the_program_writer_is_told_the_formula_convention_bare_pot_is_not() -> None:
+    _, engine = run(
+        [(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 701.9"))],
+        question="What is the 2024 average net cash provided by operating activities?",
+        passages=[CASH_FLOW],
+    )
+    (request,) = [p for p in engine.prompts if WRITE in p]
+    assert "Formula: The 2024 average of a figure is the mean of its 2024 and 2023 values" in (
+        request
+    )
+
+
+def test_a_program_that_took_a_neighbouring_row_is_revised_to_the_row_asked_about() -> None:
+    pensions = Passage(
+        id="ACME_2019_AR:p9:tab1",
+        doc_id="ACME_2019_AR",
+        page=9,
+        kind="table",
+        text="| | 2019 | 2018 |\n|---|---|---|\n| Defined contribution schemes | 166 | 178 |\n"
+        "| Defined benefit schemes | 57 | 44 |",
+    )
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (REVISE, fenced("result = (57 + 44) / 2")),
+            (WRITE, fenced("result = (166 + 178) / 2")),
+        ],
+        question="What is the 2019 average defined benefit schemes?",
+        passages=[pensions],
+    )
+    assert prediction.final.value == 50.5
+    assert engine.count(REVISE) == 1
+
+
 def test_full_loop_stops_after_k_rounds_and_marks_the_answer_unverified() -> None:
     reject = {"reasons": ["used the wrong year"], "missing": "", "verdict": "REJECT"}
     prediction, engine = run(

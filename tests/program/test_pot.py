@@ -159,3 +159,38 @@ def test_a_revision_that_repeats_the_slip_is_not_kept(scripted_lm) -> None:
     assert prediction.value == 1225.0
     assert len(prediction.attempts) == 1
     assert lm.engine.replies == []  # the revision was asked for once
+
+
+PENSIONS = """| | 2019 | 2018 |
+|---|---|---|
+| Defined contribution schemes | 166 | 178 |
+| Defined benefit schemes | 57 | 44 |"""
+AVERAGE_BENEFIT = "What is the 2019 average defined benefit schemes?"
+
+
+def test_figures_from_a_row_the_question_does_not_ask_about_are_revised(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = (166 + 178) / 2"), fenced("result = (57 + 44) / 2")])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(check_cells=True)(question=AVERAGE_BENEFIT, evidence=PENSIONS)
+    assert prediction.value == 50.5
+    assert [a.execution.value for a in prediction.attempts] == [172.0, 50.5]
+    revision_prompt = lm.engine.prompt_text(1)
+    assert "166 is 'Defined contribution schemes' (2019)" in revision_prompt
+    assert "'Defined benefit schemes' (2019 = 57; 2018 = 44)" in revision_prompt
+
+
+def test_a_cell_revision_that_still_misreads_as_much_is_not_kept(scripted_lm) -> None:
+    wrong = fenced("result = (166 + 178) / 2")
+    lm = scripted_lm([wrong, fenced("result = 166 + 178")])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(check_cells=True)(question=AVERAGE_BENEFIT, evidence=PENSIONS)
+    assert prediction.value == 172.0
+    assert len(prediction.attempts) == 1
+
+
+def test_bare_pot_does_not_check_cells(scripted_lm) -> None:
+    lm = scripted_lm([fenced("result = (166 + 178) / 2")])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought()(question=AVERAGE_BENEFIT, evidence=PENSIONS)
+    assert prediction.value == 172.0
+    assert lm.engine.replies == []
