@@ -51,6 +51,7 @@ _STOP = frozenset(
         "ended",
     ]
 )
+_GENERIC = frozenset({"total"})  # names no row alone, and makes no two rows alike
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def _wrong_row(
     if not named or any(row in named for row, _ in cells):
         return None
     row, column = cells[0]
-    near = [n for n in named if _words(n.label) & _words(row.label)]
+    near = [n for n in named if (_words(n.label) & _words(row.label)) - _GENERIC]
     if not near:
         return None
     return Misread(
@@ -179,9 +180,10 @@ def _is(cell: str, value: float) -> bool:
 
 
 def _names(question: str, label: str) -> bool:
-    """Whether ``question`` names the row: every content word of the label is in it."""
+    """Whether ``question`` names the row: every content word of the label is in it (a
+    row labelled only "Total" is named by no question)."""
     words = _words(label)
-    return bool(words) and words <= _words(question)
+    return bool(words - _GENERIC) and words <= _words(question)
 
 
 def _words(text: str) -> set[str]:

@@ -56,3 +56,12 @@ def test_counts_years_and_unparseable_programs_are_ignored() -> None:
     assert misreads("result = (57 + 44) / 2 * 100", PENSIONS, "defined benefit 2019") == []
     assert misreads("result = (", PENSIONS, "defined benefit schemes") == []
     assert misreads("result = 166", "no tables here", "defined benefit schemes") == []
+
+
+def test_sharing_only_the_word_total_does_not_make_rows_alike() -> None:
+    table = (
+        "| | 2019 |\n|---|---|\n| Total revenues | 900 |\n| Total expenses | 700 |\n| Total | 50 |"
+    )
+    question = "What were total expenses as a share of total revenues in 2019?"
+    assert misreads("result = 700 / 900", table, question) == []
+    assert misreads("result = 50 / 900", table, "What were total expenses in 2019?") == []
