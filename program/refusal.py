@@ -41,9 +41,10 @@ def is_refusal(text: str) -> bool:
 
 
 def unsupported_numbers(text: str, evidence: str, computed: Sequence[float] = ()) -> list[float]:
-    """Numbers in ``text`` found neither in ``evidence`` nor among ``computed`` values."""
+    """Numbers in ``text`` found neither in ``evidence`` nor among ``computed`` values (a
+    computed value rounded to 0-2 decimals, as answers show it, counts as computed)."""
     known = {round(abs(n.magnitude), 6) for n in extract_numbers(evidence)}
-    known |= {round(abs(value), 6) for value in computed}
+    known |= {round(abs(round(value, places)), 6) for value in computed for places in (0, 1, 2, 6)}
     found = []
     for number in extract_numbers(text):
         magnitude = round(abs(number.magnitude), 6)

@@ -39,6 +39,12 @@ def review(scripted_lm, reply: dict, draft: str):
         return AntiRefusal()("What was revenue?", EVIDENCE, draft), lm
 
 
+def test_a_small_computed_value_shown_to_two_decimals_counts_as_computed() -> None:
+    # 0.954955 is shown as 0.95: 0.5% relative tolerance alone would call that invented
+    assert unsupported_numbers("0.95", "Termination 106; total 111", computed=[0.954955]) == []
+    assert unsupported_numbers("0.97", "Termination 106; total 111", computed=[0.954955]) == [0.97]
+
+
 def test_a_non_refusing_draft_is_not_reviewed(scripted_lm) -> None:
     result, lm = review(scripted_lm, {"decision": "refuse", "answer": "-"}, "4,186.3 million")
     assert (result.answer, result.refused) == ("4,186.3 million", False)
