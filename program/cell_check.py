@@ -7,7 +7,8 @@ row or column). The check locates every number the program writes in the evidenc
 and reports it when
 
 - the question names rows (every content word of a row's label is in the question) and the
-  number sits in none of them but in a row whose label shares a word with one of them
+  number sits in none of them but in a row of the same table whose label shares a word
+  with one of them
   ("Defined contribution schemes" for "defined benefit schemes", "Total assets" for "Other
   assets"), or
 - the number is bound to a name carrying a year (``other_2019 = 56.7``) but sits only under
@@ -28,6 +29,7 @@ from filingqa.program.table_rows import LabelledRow, table_rows
 _WORD = re.compile(r"[a-z][a-z'’\-]*")
 _NAME_YEAR = re.compile(r"(?:^|_|[a-z])((?:19|20)\d\d)(?:_|$)")
 _COLUMN_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_POSSESSIVE = re.compile(r"['’]s?$")
 _CELL_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _STOP = frozenset(
     [
@@ -108,7 +110,11 @@ def _wrong_row(
     if not named or any(row in named for row, _ in cells):
         return None
     row, column = cells[0]
-    near = [n for n in named if (_words(n.label) & _words(row.label)) - _GENERIC]
+    near = [
+        n
+        for n in named
+        if n.table == row.table and (_words(n.label) & _words(row.label)) - _GENERIC
+    ]
     if not near:
         return None
     return Misread(
@@ -187,7 +193,8 @@ def _names(question: str, label: str) -> bool:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    words = (_POSSESSIVE.sub("", w) for w in _WORD.findall(text.lower()))
+    return {w for w in words if w not in _STOP and len(w) > 1}
 
 
 def _year_of(name: str | None) -> str | None:

@@ -23,10 +23,12 @@ _YEAR = re.compile(r"^(19|20)\d\d\b")
 
 
 class LabelledRow(NamedTuple):
-    """One data row of a table: its label (section-prefixed) and (column name, cell) pairs."""
+    """One data row of a table: its label (section-prefixed), (column name, cell) pairs, and
+    which table of the evidence it belongs to (0-based)."""
 
     label: str
     values: list[tuple[str, str]]
+    table: int = 0
 
 
 def linearize_tables(evidence: str) -> str:
@@ -40,9 +42,10 @@ def linearize_tables(evidence: str) -> str:
 def table_rows(evidence: str) -> list[LabelledRow]:
     """Every recognised data row of every pipe table in ``evidence``."""
     found: list[LabelledRow] = []
-    for block, is_table in _blocks(evidence):
-        if is_table:
-            found += _labelled(_table_cells(block))[1] or []
+    tables = (block for block, is_table in _blocks(evidence) if is_table)
+    for number, block in enumerate(tables):
+        rows = _labelled(_table_cells(block))[1] or []
+        found += [row._replace(table=number) for row in rows]
     return found
 
 

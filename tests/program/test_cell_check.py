@@ -65,3 +65,16 @@ def test_sharing_only_the_word_total_does_not_make_rows_alike() -> None:
     question = "What were total expenses as a share of total revenues in 2019?"
     assert misreads("result = 700 / 900", table, question) == []
     assert misreads("result = 50 / 900", table, "What were total expenses in 2019?") == []
+
+
+def test_another_tables_row_and_possessives_are_not_misreads() -> None:
+    evidence = (
+        "| | 2024 | 2023 |\n|---|---|---|\n| Operating cash flow | 812.4 | 701.9 |\n\n"
+        "--- page 9, table ---\n| | 2024 |\n|---|---|\n| Beta operating cash flow | 95.0 |"
+    )
+    assert misreads("result = 95.0", evidence, "What was Beta's operating cash flow?") == []
+    # without the possessive rule Beta's row would not be named; without the same-table
+    # rule Acme's row would still be taken for the one meant
+    other = "| | 2024 |\n|---|---|\n| Operating cash flow | 812.4 |\n\n| | 2024 |\n|---|---|\n"
+    other += "| Operating cash flow, Beta segment | 95.0 |"
+    assert misreads("result = 95.0", other, "What was the operating cash flow in 2024?") == []
