@@ -1,5 +1,7 @@
 """Run one setting over records: judged rows appended to a JSONL file as they finish, so an
-interrupted run resumes where it stopped (rows already written are not run again)."""
+interrupted run resumes where it stopped (rows already written are not run again). Rows
+graded by exact match because no judge LM was given are graded again, answers unchanged,
+when a later run has one."""
 
 from __future__ import annotations
 
@@ -65,6 +67,7 @@ def run_mode(
     todo = [r for r in records if r.id not in done]
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     _drop_torn_tail(rows_path)
+    _regrade(records, done, judge, rows_path, progress)
     lock = threading.Lock()
     bar = tqdm(total=len(records), initial=len(records) - len(todo), disable=not progress)
 
@@ -155,6 +158,37 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         retrieved=answer.retrieved,
         gold_retrieved=answer.gold_retrieved,
     )
+
+
+def _regrade(
+    records: list[QARecord], done: dict[str, Row], judge: StrictJudge, path: Path, progress: bool
+) -> None:
+    """Grade again, with the judge's LM, the written rows it graded by exact match (a run
+    without ``--judge-lm``); the answers stay as they were, the file is rewritten once."""
+    if judge.lm is None:
+        return
+    stale = [r for r in records if r.id in done and done[r.id].judge_stage == "exact"]
+    for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
+        row = done[record.id]
+        verdict = judge.judge(
+            record.question,
+            record.answer,
+            row.answer,
+            answer_type=record.answer_type,
+            scale=record.scale or None,
+            unit=record.unit,
+        )
+        done[record.id] = row.model_copy(
+            update={
+                "score": verdict.score,
+                "judge_reason": verdict.reason,
+                "judge_stage": verdict.stage,
+            }
+        )
+    if stale:
+        temporary = path.with_suffix(".regraded")
+        temporary.write_text("".join(row.model_dump_json() + "\n" for row in done.values()))
+        temporary.replace(path)
 
 
 def read_rows(path: Path) -> list[Row]:

@@ -152,7 +152,8 @@ def _add_eval(commands) -> None:
     run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     run.add_argument(
         "--judge-lm",
-        help="LM for the judge's LLM stage (non-numeric golds); default: exact match only",
+        help="LM for the judge's LLM stage (non-numeric golds); default: exact match only. "
+        "Rows of an earlier run graded by exact match are graded again with it",
     )
     _add_lm_options(run)
     run.set_defaults(handler=_run_eval)

@@ -193,3 +193,35 @@ def test_ctrl_c_stops_before_the_questions_not_started(tmp_path: Path) -> None:
         run_mode(RECORDS, interrupted, judge=StrictJudge(), rows_path=path, progress=False)
     assert calls == ["q1", "q2"]
     assert [row.id for row in read_rows(path)] == ["q1"]
+
+
+def test_rows_graded_by_exact_match_are_graded_again_when_a_judge_lm_is_given(
+    tmp_path: Path,
+) -> None:
+    from dspy.utils import DummyLM
+
+    text = record(9, 0.0).model_copy(
+        update={"id": "t1", "answer": "It grew on analyzer demand", "answer_type": "span"}
+    )
+    path = tmp_path / "r.jsonl"
+
+    def answer(rec: QARecord) -> ModeAnswer:
+        return ModeAnswer(answer="Analyzer demand drove growth" if rec.id == "t1" else rec.answer)
+
+    first = run_mode(
+        [RECORDS[0], text], answer, judge=StrictJudge(), rows_path=path, progress=False
+    )
+    assert [(r.score, r.judge_stage) for r in first] == [(1.0, "numeric"), (0.0, "exact")]
+    calls: list[str] = []
+
+    def not_again(rec: QARecord) -> ModeAnswer:
+        calls.append(rec.id)
+        return ModeAnswer(answer="")
+
+    judge = StrictJudge(lm=DummyLM([{"reason": "same cause", "score": "1"}]))
+    rows = run_mode([RECORDS[0], text], not_again, judge=judge, rows_path=path, progress=False)
+    assert calls == []  # nothing answered again
+    assert [(r.score, r.judge_stage) for r in rows] == [(1.0, "numeric"), (1.0, "llm")]
+    assert rows[1].answer == "Analyzer demand drove growth"
+    assert [r.judge_stage for r in read_rows(path)] == ["numeric", "llm"]
+    assert len(judge.lm.history) == 1  # only the exact-match row was graded again
