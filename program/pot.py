@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import dspy
 from pydantic import BaseModel
@@ -153,76 +154,64 @@ class ProgramOfThought(dspy.Module):
                 config=config,
             ).program
             attempts.append(self._run(program, sample))
-        attempts += self._sign_revision(question, evidence, formula, attempts[-1], config, sample)
+        task = _Task(question, evidence, formula, config, sample)
+        attempts += self._checked_revision(task, attempts[-1], _sign_slips)
         if self.check_cells:
-            attempts += self._cell_revision(
-                question, evidence, formula, attempts[-1], config, sample
-            )
+            attempts += self._checked_revision(task, attempts[-1], _cell_misreads)
         return attempts
 
-    def _sign_revision(
-        self,
-        question: str,
-        evidence: str,
-        formula: str | None,
-        last: Attempt,
-        config: dict[str, Any],
-        sample: int,
-    ) -> list[Attempt]:
-        """One revision when the program subtracts a parenthesised figure it made negative
-        (:mod:`~filingqa.program.sign_check`); kept only when the revision runs and no longer
-        does so."""
+    def _checked_revision(self, task: _Task, last: Attempt, check: _Check) -> list[Attempt]:
+        """One revision of a program that ran but that ``check`` finds fault with (given its
+        reason); kept only when the revision runs and the check finds fewer faults in it."""
         if not last.execution.ok:
             return []
-        magnitudes = subtracted_negatives(last.program, evidence, question)
-        if not magnitudes:
+        faults, reason = check(last.program, task.evidence, task.question)
+        if not faults:
             return []
         program = self.revise_program(
-            question=question,
-            evidence=evidence,
-            formula=formula,
+            question=task.question,
+            evidence=task.evidence,
+            formula=task.formula,
             rejected_program=last.program,
-            reason=sign_feedback(magnitudes),
-            config=config,
+            reason=reason,
+            config=task.config,
         ).program
-        revised = self._run(program, sample)
-        if revised.execution.ok and not subtracted_negatives(program, evidence, question):
-            return [revised]
-        return []
-
-    def _cell_revision(
-        self,
-        question: str,
-        evidence: str,
-        formula: str | None,
-        last: Attempt,
-        config: dict[str, Any],
-        sample: int,
-    ) -> list[Attempt]:
-        """One revision when the program's figures sit in table cells the question does not
-        point at (:mod:`~filingqa.program.cell_check`); kept only when the revision runs and
-        fewer of its figures do."""
-        if not last.execution.ok:
-            return []
-        found = misreads(last.program, evidence, question)
-        if not found:
-            return []
-        program = self.revise_program(
-            question=question,
-            evidence=evidence,
-            formula=formula,
-            rejected_program=last.program,
-            reason=cell_feedback(found),
-            config=config,
-        ).program
-        revised = self._run(program, sample)
-        if revised.execution.ok and len(misreads(program, evidence, question)) < len(found):
+        revised = self._run(program, task.sample)
+        if revised.execution.ok and check(program, task.evidence, task.question)[0] < faults:
             return [revised]
         return []
 
     def _run(self, program: str, sample: int) -> Attempt:
         execution = run_python(program, self.limits)
         return Attempt(program=program, execution=execution, sample=sample)
+
+
+class _Task(NamedTuple):
+    """What every request about one question's program shares."""
+
+    question: str
+    evidence: str
+    formula: str | None
+    config: dict[str, Any]
+    sample: int
+
+
+_Check = Callable[[str, str, str], tuple[int, str]]
+
+
+def _sign_slips(program: str, evidence: str, question: str) -> tuple[int, str]:
+    """The sign check (:mod:`~filingqa.program.sign_check`): 1 when the program subtracts
+    parenthesised figures it made negative (a revision is kept only when it no longer does
+    so at all), and the reason to give."""
+    magnitudes = subtracted_negatives(program, evidence, question)
+    return (1, sign_feedback(magnitudes)) if magnitudes else (0, "")
+
+
+def _cell_misreads(program: str, evidence: str, question: str) -> tuple[int, str]:
+    """The cell check (:mod:`~filingqa.program.cell_check`): figures from rows or year
+    columns the question does not ask about, and the reason to give."""
+    found = misreads(program, evidence, question)
+    return len(found), cell_feedback(found) if found else ""
 
 
 def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:
