@@ -22,7 +22,7 @@ from tqdm import tqdm
 from filingqa.datasets import QARecord
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.open_corpus import PageRef
-from filingqa.metrics.judge import StrictJudge
+from filingqa.metrics.judge import StrictJudge, Verdict
 
 
 class Row(BaseModel):
@@ -130,14 +130,7 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
             answer = ModeAnswer(answer="", outcome="error", note=error)
     seconds = time.perf_counter() - started
     calls = [entry for entries in tracker.usage_data.values() for entry in entries]
-    verdict = judge.judge(
-        record.question,
-        record.answer,
-        answer.answer,
-        answer_type=record.answer_type,
-        scale=record.scale or None,
-        unit=record.unit,
-    )
+    verdict = _verdict(judge, record, answer.answer)
     return Row(
         id=record.id,
         question=record.question,
@@ -170,14 +163,7 @@ def _regrade(
     stale = [r for r in records if r.id in done and done[r.id].judge_stage == "exact"]
     for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
         row = done[record.id]
-        verdict = judge.judge(
-            record.question,
-            record.answer,
-            row.answer,
-            answer_type=record.answer_type,
-            scale=record.scale or None,
-            unit=record.unit,
-        )
+        verdict = _verdict(judge, record, row.answer)
         done[record.id] = row.model_copy(
             update={
                 "score": verdict.score,
@@ -189,6 +175,17 @@ def _regrade(
         temporary = path.with_suffix(".regraded")
         temporary.write_text("".join(row.model_dump_json() + "\n" for row in done.values()))
         temporary.replace(path)
+
+
+def _verdict(judge: StrictJudge, record: QARecord, answer: str) -> Verdict:
+    return judge.judge(
+        record.question,
+        record.answer,
+        answer,
+        answer_type=record.answer_type,
+        scale=record.scale or None,
+        unit=record.unit,
+    )
 
 
 def read_rows(path: Path) -> list[Row]:
