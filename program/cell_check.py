@@ -61,7 +61,7 @@ class Misread:
     """A number the program took from a cell the question does not point at."""
 
     value: float
-    found: str  # where it is: "'Defined contribution schemes', 2019"
+    found: str  # where it is: "'Defined contribution schemes' (2019)"
     instead: str  # what the question points at, and its values
 
 
