@@ -1,6 +1,6 @@
 """FinancialQA: the whole program, question → retrieval → reasoning → verification → answer.
 
-ambiguity check ──► one run per reading (concurrently) ──► aggregate
+ambiguity check (questions with a cue) ──► one run per reading (concurrently) ──► aggregate
       │ none
       ▼
 route (PoT or CoT; single pass or the full loop)
@@ -35,6 +35,7 @@ from typing import Any, Literal
 import dspy
 from pydantic import BaseModel, Field
 
+from filingqa.program.ambiguity_cues import ambiguity_cue
 from filingqa.program.citations import Citation, cite
 from filingqa.program.curation import Curator
 from filingqa.program.evidence_buffer import EvidenceBuffer
@@ -66,6 +67,9 @@ from filingqa.signatures.verify import RefineQuestions
 DEFAULT_ROUNDS = 3
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
 SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
+# Cap for the steps whose output is a short structure (ambiguity report: ~100 tokens;
+# decomposition, refinement queries), so a looping generation stops early.
+SHORT_OUTPUT_TOKENS = 512
 NOT_STATED = "not stated in the evidence"
 WITHHELD = "no answer: its figures are not in the evidence"
 _CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED, _CARRIED = 1.0, 0.5, 0.75, 0.6, 0.3
@@ -143,15 +147,15 @@ class FinancialQA(dspy.Module):
         super().__init__()
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
-        self.detect = dspy.Predict(DetectAmbiguity)
+        self.detect = dspy.Predict(DetectAmbiguity, max_tokens=SHORT_OUTPUT_TOKENS)
         self.aggregate = dspy.Predict(AggregateInterpretations)
-        self.decomposer = dspy.Predict(Decompose)
+        self.decomposer = dspy.Predict(Decompose, max_tokens=SHORT_OUTPUT_TOKENS)
         self.retriever = MultiHydeRetriever(hypotheses=hypotheses, k=k)
         self.curator = Curator()
         self.pot = ProgramOfThought(samples=samples, check_cells=True)
         self.cot = dspy.Predict(AnswerFromEvidence)
         self.verifier = Verifier()
-        self.refine = dspy.Predict(RefineQuestions)
+        self.refine = dspy.Predict(RefineQuestions, max_tokens=SHORT_OUTPUT_TOKENS)
         self.anti_refusal = AntiRefusal()
         self.max_rounds = max_rounds
         self.evidence_chars = evidence_chars
@@ -195,12 +199,17 @@ class FinancialQA(dspy.Module):
         return await asyncio.to_thread(context.run, self.forward, question, **inputs)
 
     def _ambiguity(self, question: str, trace: Trace) -> AmbiguityReport | None:
-        """The ambiguity report; a failed check is treated as no ambiguity."""
+        """The ambiguity report, asked only of a question with an ambiguity cue; a failed
+        check is treated as no ambiguity."""
+        cue = ambiguity_cue(question)
+        if cue is None:
+            trace.steps.append(Step(name="ambiguity", note="not asked: no qualifier or term"))
+            return None
         report = attempt(
             trace,
             "ambiguity",
             lambda: self.detect(question=question).report,
-            note=lambda r: f"{r.kind}: {len(r.interpretations)} readings",
+            note=lambda r: f"{r.kind}: {len(r.interpretations)} readings (cue: {cue})",
         )
         return None if isinstance(report, Fault) else report
 

@@ -98,9 +98,11 @@ def test_unknown_mode_is_a_clear_error(tmp_path: Path, scripted_lm) -> None:
         run_evaluation(settings, lm=scripted_lm([]))
 
 
-def program_replies(company: str, code: str) -> list[str]:
+def program_replies(company: str, code: str, *, ambiguity_cue: bool) -> list[str]:
+    """The replies of one program run; the ambiguity check is asked only with a cue."""
+    ambiguity = [chat(report={"kind": "none", "reason": "", "interpretations": []})]
     return [
-        chat(report={"kind": "none", "reason": "", "interpretations": []}),
+        *(ambiguity if ambiguity_cue else []),
         chat(company=company, period="FY2024", variants=["operating cash flow"]),
         chat(hypotheses=[{"query": "cash flow statement", "passage": "Operating cash flow"}]),
         chat(keep=[1, 2], answerable=True, missing="", complementary_query=""),
@@ -122,8 +124,8 @@ def test_open_corpus_eval_writes_pages_hit_rate_and_json(tmp_path: Path, scripte
         [
             chat(reasoning="cash flow table", answer="399.8 million"),
             chat(reasoning="Beta's table", answer="95.0 million"),
-            *program_replies("Acme", "result = 812.4 - 412.6"),
-            *program_replies("Beta", "result = 95.0"),
+            *program_replies("Acme", "result = 812.4 - 412.6", ambiguity_cue=True),
+            *program_replies("Beta", "result = 95.0", ambiguity_cue=False),
         ]
     )
     summaries = run_evaluation(
@@ -136,7 +138,7 @@ def test_open_corpus_eval_writes_pages_hit_rate_and_json(tmp_path: Path, scripte
     assert list(summaries) == ["naive-rag", "program@retrieved"]
     naive, program = summaries["naive-rag"], summaries["program@retrieved"]
     assert (naive.accuracy, naive.lm_calls, naive.retrieval_hit_rate) == (1.0, 1.0, 0.5)
-    assert (program.accuracy, program.lm_calls) == (1.0, 5.0)
+    assert (program.accuracy, program.lm_calls) == (1.0, 4.5)  # "free cash flow" is a cue
     assert len(plain.calls) == 2 and {c["company"] for c in full.calls} == {"Acme", "Beta"}
     rows = read_rows(tmp_path / "out" / "program@retrieved.jsonl")
     assert rows[0].cited == [("ACME_2024_10K", 4)]

@@ -97,6 +97,19 @@ def test_single_pass_pot_over_gold_context() -> None:
     assert engine.count(VERIFY) == 0  # the router chose a single pass
 
 
+def test_a_question_without_an_ambiguity_cue_is_not_checked_for_ambiguity() -> None:
+    prediction, engine = run(
+        [(WRITE, fenced("result = 812.4 - 701.9"))],
+        question="What was the change in operating cash flow from 2023 to 2024?",
+        passages=[CASH_FLOW],
+    )
+    final = prediction.final
+    assert final.value == pytest.approx(110.5)
+    assert engine.count(AMBIGUITY) == 0 and final.trace.lm_calls == 1
+    assert final.trace.steps[0].name == "ambiguity"
+    assert final.trace.steps[0].note.startswith("not asked")
+
+
 def test_the_program_writer_is_told_the_formula_convention_bare_pot_is_not() -> None:
     _, engine = run(
         [(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 701.9"))],
