@@ -9,6 +9,11 @@ from pydantic import BaseModel
 from filingqa.retrieval import Passage
 from filingqa.signatures.curate import CurateEvidence
 
+# A selection takes 50–100 tokens; the 1.5B model sometimes lists numbers until the
+# token limit (1,024 tokens, ~50 s): this cuts it short, and a cut-off selection is a
+# failed step that keeps every passage.
+OUTPUT_TOKENS = 256
+
 
 class Curated(BaseModel):
     """The passages kept, whether they suffice, and a query for what is missing."""
@@ -32,7 +37,7 @@ class Curator(dspy.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.curate = dspy.Predict(CurateEvidence)
+        self.curate = dspy.Predict(CurateEvidence, max_tokens=OUTPUT_TOKENS)
 
     def forward(self, question: str, passages: list[Passage]) -> Curated:
         if not passages:

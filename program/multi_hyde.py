@@ -22,6 +22,12 @@ class Retrieved(BaseModel):
     period: str | None
 
 
+# Output caps, so a looping generation stops early (on FinanceBench questions a rewrite
+# took ~40 tokens, three hypotheses 150–270).
+REWRITE_TOKENS = 256
+HYDE_TOKENS, HYDE_TOKENS_EACH = 64, 200
+
+
 class MultiHydeRetriever(dspy.Module):
     """Rewrite → ``hypotheses`` HyDE queries → one search per query → RRF.
 
@@ -34,8 +40,10 @@ class MultiHydeRetriever(dspy.Module):
         super().__init__()
         if hypotheses < 0 or k < 1:
             raise ValueError("hypotheses must be >= 0 and k >= 1")
-        self.rewrite = dspy.Predict(RewriteQuery)
-        self.hyde = dspy.Predict(WriteHypotheticalPassages)
+        self.rewrite = dspy.Predict(RewriteQuery, max_tokens=REWRITE_TOKENS)
+        self.hyde = dspy.Predict(
+            WriteHypotheticalPassages, max_tokens=HYDE_TOKENS + HYDE_TOKENS_EACH * hypotheses
+        )
         self.hypotheses = hypotheses
         self.k = k
 

@@ -23,6 +23,8 @@ from filingqa.sandbox import run_python
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.verify import VerifyAnswer
 
+VERDICT_TOKENS = 384  # a verdict and its reasons are short; a looping generation stops here
+
 
 class CheckReport(BaseModel):
     """What the automatic checks found; ``problems`` is empty when all passed."""
@@ -82,7 +84,7 @@ class Verifier(dspy.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.verify = dspy.Predict(VerifyAnswer)
+        self.verify = dspy.Predict(VerifyAnswer, max_tokens=VERDICT_TOKENS)
 
     def forward(
         self,

@@ -2,7 +2,7 @@ import json
 
 import dspy
 
-from filingqa.program.curation import Curator, numbered
+from filingqa.program.curation import OUTPUT_TOKENS, Curator, numbered
 from filingqa.retrieval import Passage
 
 PASSAGES = [
@@ -40,3 +40,9 @@ def test_no_passages_needs_no_lm_call(scripted_lm) -> None:
         result = Curator()("What was capex?", [])
     assert not result.answerable
     assert result.missing == "What was capex?"
+
+
+def test_the_selection_is_capped_so_a_looping_list_stops_early(scripted_lm) -> None:
+    reply = {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""}
+    _, lm = curate(scripted_lm, reply)
+    assert lm.engine.requests[0].config.max_tokens == OUTPUT_TOKENS < 1024
