@@ -24,13 +24,15 @@ from filingqa.program.lm import adapter_for
 from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.search_handle import SearchHandle
+from filingqa.program.trace import Step
 from filingqa.retrieval import Passage
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.direct import AnswerDirectly
 
 
 class ModeAnswer(BaseModel):
-    """What one setting answered for one record, with the pages it cited and retrieved.
+    """What one setting answered for one record, with the pages it cited and retrieved and
+    (the program) the steps it took.
 
     ``retrieved`` is None over gold context; ``gold_retrieved`` is None when the record
     names no evidence page.
@@ -43,6 +45,7 @@ class ModeAnswer(BaseModel):
     cited: list[PageRef] = []
     retrieved: list[PageRef] | None = None
     gold_retrieved: bool | None = None
+    steps: list[Step] = []
 
 
 Mode = Callable[[QARecord], ModeAnswer]
@@ -88,6 +91,7 @@ def program(
         working=final.working,
         note=final.reason,
         cited=list(dict.fromkeys((c.doc, c.page) for c in final.citations)),
+        steps=final.trace.steps,
     )
 
 

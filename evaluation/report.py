@@ -179,5 +179,18 @@ def _trace(row: Row, manual: Mapping[str, FailureClass]) -> str:
     working = f"<pre>{escape(row.working)}</pre>" if row.working else ""
     return (
         f'<details><summary><span class="{css}">{mark}</span> {escape(row.id)}: '
-        f"{escape(row.question)}{tag}</summary><dl>{listed}</dl>{working}</details>"
+        f"{escape(row.question)}{tag}</summary><dl>{listed}</dl>{_steps(row)}{working}</details>"
     )
+
+
+def _steps(row: Row) -> str:
+    """The program's steps as a table: name, LM calls, tokens, seconds, fault and note."""
+    if not row.steps:
+        return ""
+    lines = "".join(
+        f"<tr><td>{escape(s.name)}</td><td>{s.lm_calls}</td><td>{s.tokens}</td>"
+        f"<td>{s.seconds:.1f}</td><td>{escape(s.fault or '')}</td><td>{escape(s.note)}</td></tr>"
+        for s in row.steps
+    )
+    head = "".join(f"<th>{h}</th>" for h in ("step", "calls", "tokens", "s", "fault", "note"))
+    return f"<table><tr>{head}</tr>{lines}</table>"

@@ -23,10 +23,12 @@ from filingqa.datasets import QARecord
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.open_corpus import PageRef
 from filingqa.metrics.judge import StrictJudge, Verdict
+from filingqa.program.trace import Step
 
 
 class Row(BaseModel):
-    """One judged answer with its cost, and the (doc, page) pairs it cited and retrieved.
+    """One judged answer with its cost, the (doc, page) pairs it cited and retrieved, and
+    the program's steps (each with its LM calls, tokens, seconds and note).
 
     ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
     page was among the retrieved pages (None: not retrieved, or no gold page known).
@@ -50,6 +52,7 @@ class Row(BaseModel):
     cited: list[PageRef] = []
     retrieved: list[PageRef] | None = None
     gold_retrieved: bool | None = None
+    steps: list[Step] = []
 
 
 def run_mode(
@@ -150,6 +153,7 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         cited=answer.cited,
         retrieved=answer.retrieved,
         gold_retrieved=answer.gold_retrieved,
+        steps=answer.steps,
     )
 
 

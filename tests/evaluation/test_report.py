@@ -5,6 +5,7 @@ from pathlib import Path
 from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import Row
 from filingqa.evaluation.summary import summarize
+from filingqa.program.trace import Step
 
 
 def rows(scores: list[float], calls: int, kind: str = "number") -> list[Row]:
@@ -69,3 +70,20 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
 def test_manual_failure_classes_show_up(tmp_path: Path) -> None:
     out = write_html_report(write_results(tmp_path), tmp_path / "r.html", manual={"q1": "D"})
     assert "D question self-contradiction" in out.read_text()
+
+
+def test_a_program_row_shows_its_steps(tmp_path: Path) -> None:
+    path = write_results(tmp_path)
+    row = rows([1], 2)[0].model_copy(
+        update={
+            "steps": [
+                Step(name="ambiguity", note="not asked: no qualifier or term"),
+                Step(name="reason 1", lm_calls=1, tokens=640, seconds=12.25, note="<ok>"),
+            ]
+        }
+    )
+    (tmp_path / "pot.jsonl").write_text(row.model_dump_json() + "\n")
+    html = write_html_report(path, tmp_path / "r.html").read_text()
+    assert "<td>ambiguity</td><td>0</td><td>0</td><td>0.0</td><td></td>" in html
+    reason = "<td>reason 1</td><td>1</td><td>640</td><td>12.2</td><td></td><td>&lt;ok&gt;</td>"
+    assert reason in html
