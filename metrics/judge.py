@@ -9,6 +9,7 @@ import dspy
 from filingqa.metrics.category import resolve_category
 from filingqa.metrics.exact import exact_verdict
 from filingqa.metrics.numeric import numeric_verdict
+from filingqa.metrics.precheck import precheck
 from filingqa.metrics.verdict import Verdict
 from filingqa.program.lm import adapter_for
 from filingqa.signatures.judge import JudgeAnswer
@@ -34,8 +35,10 @@ def _gold_for_llm(gold: str, scale: str | None, unit: str | None) -> str:
 class StrictJudge:
     """Scores a predicted answer against the gold: 1, 0.5 or 0, with the reason and stage.
 
-    ``lm`` grades the golds the numeric stage does not decide; with ``lm=None`` those fall
-    back to a normalized exact/contains match (stage ``"exact"``).
+    The numeric stage decides number-like golds; the pre-check
+    (:func:`~filingqa.metrics.precheck.precheck`) zeroes empty answers, refusals and
+    opposite yes/no answers; ``lm`` grades the rest; with ``lm=None`` those fall back to a
+    normalized exact/contains match (stage ``"exact"``).
     """
 
     def __init__(self, lm: dspy.BaseLM | None = None) -> None:
@@ -59,6 +62,9 @@ class StrictJudge:
             verdict = numeric_verdict(gold_text, predicted, scale=scale, unit=unit)
             if verdict is not None:
                 return verdict
+        plainly_wrong = precheck(gold_text, predicted, category)
+        if plainly_wrong is not None:
+            return plainly_wrong
         if self.lm is None:
             return exact_verdict(gold_text, predicted, category)
         # The judge's own adapter, and kept out of program traces.

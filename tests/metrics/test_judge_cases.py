@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from dspy.utils import DummyLM
 
 from filingqa.metrics.judge import StrictJudge
 from filingqa.metrics.numeric import numeric_verdict
+from filingqa.metrics.precheck import precheck
 
 # (prediction, gold, judge keyword arguments, expected score)
 NUMERIC_CASES: list[tuple[str, str, dict[str, Any], float]] = [
@@ -108,7 +110,6 @@ GATED_CASES: list[tuple[str, str, str | None, float]] = [
     ("It increased", "increased", None, 1),
     ("decreased", "increased", None, 0),
     ("Yes", "Yes, one customer accounted for 16% of net revenue", None, 0.5),
-    ("Yes", "No. The quick ratio was 0.54 for Verizon.", None, 0),
     ("1.7%", "decreased by 1.7%", None, 0),
     ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
     ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
@@ -128,8 +129,42 @@ def test_non_numeric_golds_use_the_exact_fallback_without_an_lm(
     assert "no LLM" in verdict.reason or "empty" in verdict.reason
 
 
+# (prediction, gold, answer_type): plainly wrong, 0 before any LLM is asked
+PRECHECK_CASES: list[tuple[str, str, str | None]] = [
+    ("", "Yes", None),
+    ("not stated in the evidence", "The consumer segment shrunk by 0.9% organically.", None),
+    ("The figure cannot be determined from the filing.", "Amcor makes packaging", None),
+    ("Yes", "No. The quick ratio was 0.54 for Verizon.", None),
+    ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
+    ("3M", "No, the company is managing its CAPEX efficiently", None),
+    ("1.48", "Yes. The quick ratio is 1.57", "yes_no"),
+]
+
+
+@pytest.mark.parametrize(("prediction", "gold", "answer_type"), PRECHECK_CASES)
+def test_plainly_wrong_answers_are_zero_without_asking_the_lm(
+    prediction: str, gold: str, answer_type: str | None
+) -> None:
+    lm = DummyLM([])  # any LM call would fail: it has no replies
+    verdict = StrictJudge(lm=lm).judge("q?", gold, prediction, answer_type=answer_type)
+    assert (verdict.score, verdict.stage) == (0, "precheck")
+    assert not lm.history
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold"),
+    [
+        ("not stated in the evidence", "The information is not disclosed."),  # gold refuses
+        ("Revenue grew 4%; the segment split is not disclosed in the filing.", "Yes"),
+        ("It improved from 0.67 to 0.82", "Yes, it improved"),  # a direction, no yes
+    ],
+)
+def test_answers_the_precheck_cannot_decide_go_on_to_the_judge(prediction: str, gold: str) -> None:
+    assert precheck(gold, prediction, "yes_no" if gold.startswith("Yes") else "span") is None
+
+
 def test_there_are_at_least_sixty_hand_written_cases() -> None:
-    assert len(NUMERIC_CASES) + len(GATED_CASES) >= 60
+    assert len(NUMERIC_CASES) + len(GATED_CASES) + len(PRECHECK_CASES) >= 60
 
 
 def test_numeric_reason_names_the_matching_rule() -> None:

@@ -59,7 +59,7 @@ def test_malformed_lines_become_error_lines_and_are_counted() -> None:
 
 def test_a_failing_llm_reply_is_an_error_line_not_a_crash() -> None:
     lm = DummyLM([{"reason": "r", "score": "maybe"}])
-    line = json.dumps({"id": "x", "question": "q", "gold": "Yes", "prediction": "No"})
+    line = json.dumps({"id": "x", "question": "q", "gold": "Yes", "prediction": "Yes, it is"})
     summary, results = _run([line], StrictJudge(lm=lm))
     assert results[0]["id"] == "x"
     assert results[0]["error"].startswith("judge failed")

@@ -19,7 +19,7 @@ def _last_prompt(lm: DummyLM) -> str:
     ("gold", "prediction", "reply_score", "expected", "category"),
     [
         ("Yes, one customer accounted for 16%", "Yes, 16% of revenue", "1", 1.0, "yes_no"),
-        ("No. The quick ratio was 0.54", "Yes, it is healthy", "0", 0.0, "yes_no"),
+        ("No. The quick ratio was 0.54", "No, the quick ratio is 1.2", "0.5", 0.5, "yes_no"),
         ("increased", "It went up by 3%", "1", 1.0, "span"),
         ("decreased by 1.7%", "It decreased by 2%", "0.5", 0.5, "span"),
         ("Trillium, Array, and Therachon", "Array and Therachon", "0.5", 0.5, "span"),
