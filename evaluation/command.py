@@ -40,13 +40,14 @@ class EvalSettings(BaseModel):
     """What one ``eval`` run compares, on what, with which backbone.
 
     ``context`` None means the dataset's default; ``index`` None means the dataset's
-    default index directory.
+    default index directory; ``regrade`` grades the rows already written again.
     """
 
     dataset: str
     modes: list[str]
     lm: str
     judge_lm: str | None = None
+    regrade: bool = False
     limit: int | None = None
     where: dict[str, str] = {}
     concurrency: int = 1
@@ -135,6 +136,7 @@ def run_evaluation(
                 judge=judge,
                 rows_path=settings.out_dir / f"{setting.label}.jsonl",
                 concurrency=settings.concurrency,
+                regrade=settings.regrade,
                 progress=progress,
             )
             summaries[setting.label] = summarize(rows)

@@ -1,7 +1,7 @@
 """Run one setting over records: judged rows appended to a JSONL file as they finish, so an
 interrupted run resumes where it stopped (rows already written are not run again). Rows
 graded by exact match because no judge LM was given are graded again, answers unchanged,
-when a later run has one."""
+when a later run has one; ``regrade`` grades every written row again."""
 
 from __future__ import annotations
 
@@ -62,15 +62,20 @@ def run_mode(
     judge: StrictJudge,
     rows_path: Path,
     concurrency: int = 1,
+    regrade: bool = False,
     progress: bool = True,
 ) -> list[Row]:
-    """Answer and judge every record not yet in ``rows_path``; return all rows in order."""
+    """Answer and judge every record not yet in ``rows_path``; return all rows in order.
+
+    Rows already written are graded again (answers kept) when ``regrade``, or when they
+    were graded by exact match and ``judge`` has an LM.
+    """
     records = list(records)
     done = {row.id: row for row in read_rows(rows_path)}
     todo = [r for r in records if r.id not in done]
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     _drop_torn_tail(rows_path)
-    _regrade(records, done, judge, rows_path, progress)
+    _regrade(records, done, judge, rows_path, regrade=regrade, progress=progress)
     lock = threading.Lock()
     bar = tqdm(total=len(records), initial=len(records) - len(todo), disable=not progress)
 
@@ -158,13 +163,22 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
 
 
 def _regrade(
-    records: list[QARecord], done: dict[str, Row], judge: StrictJudge, path: Path, progress: bool
+    records: list[QARecord],
+    done: dict[str, Row],
+    judge: StrictJudge,
+    path: Path,
+    *,
+    regrade: bool,
+    progress: bool,
 ) -> None:
-    """Grade again, with the judge's LM, the written rows it graded by exact match (a run
-    without ``--judge-lm``); the answers stay as they were, the file is rewritten once."""
-    if judge.lm is None:
-        return
-    stale = [r for r in records if r.id in done and done[r.id].judge_stage == "exact"]
+    """Grade again every written row (``regrade``), or those graded by exact match when the
+    judge now has an LM; the answers stay as they were, the file is rewritten once."""
+    exact_only = judge.lm is not None and not regrade
+    stale = [
+        r
+        for r in records
+        if r.id in done and (regrade or (exact_only and done[r.id].judge_stage == "exact"))
+    ]
     for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
         row = done[record.id]
         verdict = _verdict(judge, record, row.answer)

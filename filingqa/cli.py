@@ -155,6 +155,12 @@ def _add_eval(commands) -> None:
         help="LM for the judge's LLM stage (non-numeric golds); default: exact match only. "
         "Rows of an earlier run graded by exact match are graded again with it",
     )
+    run.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade every row already written again with the current judge (answers kept), "
+        "e.g. after the judge changed",
+    )
     _add_lm_options(run)
     run.set_defaults(handler=_run_eval)
 
@@ -315,6 +321,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         modes=modes,
         lm=args.lm,
         judge_lm=args.judge_lm,
+        regrade=args.regrade,
         limit=args.limit,
         where=dict(args.where),
         concurrency=args.concurrency,

@@ -6,7 +6,7 @@ import pytest
 from filingqa.datasets.records import Context, Paragraph, QARecord, Table
 from filingqa.evaluation.modes import ModeAnswer
 from filingqa.evaluation.runner import read_rows, run_mode
-from filingqa.metrics.judge import StrictJudge
+from filingqa.metrics.judge import StrictJudge, Verdict
 
 
 def record(n: int, answer: float) -> QARecord:
@@ -225,3 +225,27 @@ def test_rows_graded_by_exact_match_are_graded_again_when_a_judge_lm_is_given(
     assert rows[1].answer == "Analyzer demand drove growth"
     assert [r.judge_stage for r in read_rows(path)] == ["numeric", "llm"]
     assert len(judge.lm.history) == 1  # only the exact-match row was graded again
+
+
+def test_regrade_grades_every_written_row_again_with_the_current_judge(tmp_path: Path) -> None:
+    from dspy.utils import DummyLM
+
+    text = record(9, 0.0).model_copy(
+        update={"id": "t1", "answer": "The consumer segment shrunk", "answer_type": "span"}
+    )
+    path = tmp_path / "r.jsonl"
+    lenient = StrictJudge(lm=DummyLM([{"reason": "fine", "score": "1"}]))
+    lenient.judge = lambda *args, **kwargs: Verdict(score=1, reason="lenient", stage="llm")
+    refusal = ModeAnswer(answer="not stated in the evidence")
+    run_mode([text], lambda rec: refusal, judge=lenient, rows_path=path, progress=False)
+    assert [r.score for r in read_rows(path)] == [1.0]
+
+    def not_again(rec: QARecord) -> ModeAnswer:
+        raise AssertionError("a written row is not answered again")
+
+    strict = StrictJudge(lm=DummyLM([]))
+    rows = run_mode([text], not_again, judge=strict, rows_path=path, regrade=True, progress=False)
+    assert [(r.score, r.judge_stage, r.answer) for r in rows] == [
+        (0.0, "precheck", "not stated in the evidence")
+    ]
+    assert [r.judge_stage for r in read_rows(path)] == ["precheck"]
