@@ -18,7 +18,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.datasets import QARecord, load_dataset
-from filingqa.evaluation.modes import MODES, RETRIEVED_ONLY, build_mode
+from filingqa.evaluation.modes import COMPILED_MODES, MODES, RETRIEVED_ONLY, build_mode
 from filingqa.evaluation.open_corpus import (
     Context,
     OpenCorpus,
@@ -40,7 +40,8 @@ class EvalSettings(BaseModel):
     """What one ``eval`` run compares, on what, with which backbone.
 
     ``context`` None means the dataset's default; ``index`` None means the dataset's
-    default index directory; ``regrade`` grades the rows already written again.
+    default index directory; ``regrade`` grades the rows already written again;
+    ``program`` is the compiled artifact the ``compiled`` settings run.
     """
 
     dataset: str
@@ -53,6 +54,7 @@ class EvalSettings(BaseModel):
     concurrency: int = 1
     context: Context | None = None
     index: Path | None = None
+    program: Path | None = None
     out_dir: Path
     json_out: Path | None = None
 
@@ -74,6 +76,14 @@ def plan_settings(settings: EvalSettings) -> list[Setting]:
     unknown = [m for m in settings.modes if m not in MODES]
     if unknown:
         raise ValueError(f"unknown eval mode(s) {unknown}; available: {', '.join(MODES)}")
+    compiled = [m for m in settings.modes if m in COMPILED_MODES]
+    if compiled and settings.program is None:
+        raise ValueError(f"{', '.join(compiled)} runs a compiled artifact: add --program DIR")
+    if settings.program is not None and not compiled:
+        raise ValueError(
+            "--program DIR is run by the compiled settings: add --mode compiled and/or "
+            "compiled+router (program is the uncompiled FinancialQA)"
+        )
     retrieving = [m for m in settings.modes if m in RETRIEVED_ONLY]
     if retrieving and settings.context == "gold":
         raise ValueError(f"{', '.join(retrieving)} retrieves its evidence: drop --context gold")
@@ -132,7 +142,11 @@ def run_evaluation(
         for setting in plan:
             rows = run_mode(
                 records,
-                build_mode(setting.mode, corpus if setting.context == "retrieved" else None),
+                build_mode(
+                    setting.mode,
+                    corpus if setting.context == "retrieved" else None,
+                    settings.program,
+                ),
                 judge=judge,
                 rows_path=settings.out_dir / f"{setting.label}.jsonl",
                 concurrency=settings.concurrency,

@@ -3,14 +3,17 @@ answer.
 
 ``direct``, ``cot`` and ``pot`` answer from passages: the record's gold context or, over an
 open corpus, the top k of plain hybrid search; ``naive-rag`` is ``cot`` over that top k
-(retrieve once, answer once). ``program`` runs FinancialQA over the gold passages, or with
-the full search pipeline as its handle. Every setting answers with the same LM
-(``dspy.settings.lm``).
+(retrieve once, answer once). ``program`` runs an uncompiled FinancialQA over the gold
+passages, or with the full search pipeline as its handle; ``compiled`` runs a compiled
+artifact's program with the rule router, ``compiled+router`` with the artifact's trained
+router (and, over a corpus, both rerank with the artifact's reranker). Every setting
+answers with the same LM (``dspy.settings.lm``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import dspy
 from pydantic import BaseModel
@@ -23,6 +26,7 @@ from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.lm import adapter_for
 from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
+from filingqa.program.router import route_by_rule
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.trace import Step
 from filingqa.retrieval import Passage
@@ -80,11 +84,16 @@ def pot(question: str, passages: list[Passage]) -> ModeAnswer:
 
 
 def program(
-    question: str, passages: list[Passage] | None = None, search: SearchHandle | None = None
+    question: str,
+    passages: list[Passage] | None = None,
+    search: SearchHandle | None = None,
+    qa: FinancialQA | None = None,
 ) -> ModeAnswer:
-    """The full FinancialQA program over given passages or with a search handle."""
+    """The full program (``qa``, by default an uncompiled FinancialQA) over given passages
+    or with a search handle."""
+    qa = qa or FinancialQA()
     with dspy.context(adapter=adapter_for(dspy.settings.lm)):
-        final = FinancialQA()(question=question, passages=passages, search=search).final
+        final = qa(question=question, passages=passages, search=search).final
     return ModeAnswer(
         answer=final.answer,
         outcome=final.outcome,
@@ -96,30 +105,65 @@ def program(
 
 
 PASSAGE_MODES: dict[str, Answerer] = {"direct": direct, "cot": cot, "pot": pot, "naive-rag": cot}
-MODES = (*PASSAGE_MODES, "program")
+COMPILED_MODES = ("compiled", "compiled+router")
+MODES = (*PASSAGE_MODES, "program", *COMPILED_MODES)
 RETRIEVED_ONLY = frozenset({"naive-rag"})
 
 
-def build_mode(name: str, corpus: OpenCorpus | None = None) -> Mode:
-    """Setting ``name`` over each record's gold context, or over ``corpus`` when given."""
+def build_mode(name: str, corpus: OpenCorpus | None = None, artifact: Path | None = None) -> Mode:
+    """Setting ``name`` over each record's gold context, or over ``corpus`` when given;
+    the compiled settings run the artifact in ``artifact``."""
     if name not in MODES:
         raise ValueError(f"unknown eval mode {name!r}; available: {', '.join(MODES)}")
     if corpus is None and name in RETRIEVED_ONLY:
         raise ValueError(f"{name} retrieves its evidence: it needs an index, not gold context")
     if name == "program":
-        return _gold_program if corpus is None else _searching_program(corpus)
+        return _gold_program(None) if corpus is None else _searching_program(corpus, None)
+    if name in COMPILED_MODES:
+        if artifact is None:
+            raise ValueError(f"{name} runs a compiled artifact: give its folder (--program DIR)")
+        qa = compiled(artifact, trained_router=name == "compiled+router")
+        return _gold_program(qa) if corpus is None else _searching_program(corpus, qa)
     answer = PASSAGE_MODES[name]
     return _over_gold(answer) if corpus is None else _over_top_k(answer, corpus)
 
 
-def _gold_program(record: QARecord) -> ModeAnswer:
-    return program(record.question, passages=gold_passages(record))
+def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
+    """The compiled program in ``artifact``: its prompts and demos, with its trained router
+    (as :func:`filingqa.load` returns it) or with the rule router the uncompiled program
+    uses, so that the two settings differ by the router alone.
+
+    Raises:
+        ValueError: ``trained_router`` and the artifact has no router.
+    """
+    from filingqa.artifact import read_program
+
+    qa = read_program(artifact)
+    if not trained_router:
+        qa.router = route_by_rule
+    elif qa.router is route_by_rule:
+        raise ValueError(f"{artifact} has no trained router: recompile it")
+    return qa
 
 
-def _searching_program(corpus: OpenCorpus) -> Mode:
+def _gold_program(qa: FinancialQA | None) -> Mode:
     def mode(record: QARecord) -> ModeAnswer:
-        search = RecordingSearch(corpus.search)
-        return _with_retrieval(program(record.question, search=search), record, search.found)
+        return program(record.question, passages=gold_passages(record), qa=qa)
+
+    return mode
+
+
+def _searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
+    """The program searching ``corpus``, reranked by the compiled artifact's reranker when
+    it has one and the corpus search can take it."""
+    reranker = getattr(qa, "reranker", None)
+    with_reranker = getattr(corpus.search, "with_reranker", None)
+    searcher = with_reranker(reranker) if reranker and callable(with_reranker) else corpus.search
+
+    def mode(record: QARecord) -> ModeAnswer:
+        search = RecordingSearch(searcher)
+        found = program(record.question, search=search, qa=qa)
+        return _with_retrieval(found, record, search.found)
 
     return mode
 

@@ -44,15 +44,22 @@ def load(
         ValueError: the manifest or the program state does not match this filingqa.
     """
     directory = Path(path)
-    try:
-        manifest = read_manifest(directory)
-    except ValidationError as problem:
-        first = problem.errors()[0]
-        raise ValueError(
-            f"{directory}: invalid manifest.json ({'.'.join(map(str, first['loc']))}: "
-            f"{first['msg']})"
-        ) from None
+    manifest = _manifest(directory)
     backbone = _backbone(manifest, lm, api_base)
+    qa = read_program(directory)
+    configure(backbone)
+    return qa
+
+
+def read_program(path: str | Path) -> FinancialQA:
+    """The compiled program in ``path`` (state, router, reranker, ``manifest``) without
+    touching the LM: it runs with whatever DSPy's current LM is.
+
+    Raises:
+        the same errors as :func:`load`.
+    """
+    directory = Path(path)
+    manifest = _manifest(directory)
     router_dir = directory / ROUTER_DIR
     router = LightGBMRouter.load(router_dir) if (router_dir / "model.txt").exists() else None
     qa = FinancialQA(**manifest.program_options, **({"router": router} if router else {}))
@@ -63,12 +70,23 @@ def load(
             f"{directory}: the compiled program state lacks {missing}; it was compiled by "
             "another version of FinancialQA: recompile"
         ) from None
-    configure(backbone)
     qa.manifest = manifest
     reranker_dir = directory / RERANKER_DIR
     if (reranker_dir / "model.txt").exists():
         qa.reranker = Reranker.load(reranker_dir)
     return qa
+
+
+def _manifest(directory: Path) -> Manifest:
+    """The artifact's validated manifest, a one-line error when it does not validate."""
+    try:
+        return read_manifest(directory)
+    except ValidationError as problem:
+        first = problem.errors()[0]
+        raise ValueError(
+            f"{directory}: invalid manifest.json ({'.'.join(map(str, first['loc']))}: "
+            f"{first['msg']})"
+        ) from None
 
 
 def _serves(name: str, backbone: str) -> bool:

@@ -112,8 +112,9 @@ def _add_eval(commands) -> None:
     run.add_argument(
         "--mode",
         default="direct,pot,program",
-        help="comma-separated settings: direct, cot, pot, naive-rag, program "
-        "(default: direct,pot,program); or retrieval alone (search quality, no LM)",
+        help="comma-separated settings: direct, cot, pot, naive-rag, program (uncompiled), "
+        "compiled, compiled+router (with --program DIR) (default: direct,pot,program); or "
+        "retrieval alone (search quality, no LM)",
     )
     run.add_argument(
         "--context",
@@ -154,6 +155,13 @@ def _add_eval(commands) -> None:
         "--judge-lm",
         help="LM for the judge's LLM stage (non-numeric golds); default: exact match only. "
         "Rows of an earlier run graded by exact match are graded again with it",
+    )
+    run.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="compiled artifact (e.g. artifacts/qwen-local) that the compiled and "
+        "compiled+router settings run",
     )
     run.add_argument(
         "--regrade",
@@ -322,6 +330,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         lm=args.lm,
         judge_lm=args.judge_lm,
         regrade=args.regrade,
+        program=args.program,
         limit=args.limit,
         where=dict(args.where),
         concurrency=args.concurrency,

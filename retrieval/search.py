@@ -152,6 +152,10 @@ class FilingSearch:
         settings = SearchSettings.model_validate(self.settings.model_dump() | changes)
         return FilingSearch(self.index, self.metadata, self.reranker, settings)
 
+    def with_reranker(self, reranker: Reranker | None) -> FilingSearch:
+        """The same index, metadata and settings, reranked by ``reranker``."""
+        return FilingSearch(self.index, self.metadata, reranker, self.settings)
+
     def close(self) -> None:
         """Release the index."""
         self.index.close()

@@ -201,6 +201,18 @@ def test_naive_rag_with_gold_context_is_a_clear_error(tmp_path: Path) -> None:
         plan_settings(settings)
 
 
+def test_compiled_settings_and_program_folder_go_together(tmp_path: Path) -> None:
+    base = EvalSettings(dataset="tatqa:dev", modes=["compiled"], lm="x", out_dir=tmp_path)
+    with pytest.raises(ValueError, match="compiled runs a compiled artifact: add --program DIR"):
+        plan_settings(base)
+    uncompiled = base.model_copy(update={"modes": ["program"], "program": tmp_path})
+    with pytest.raises(ValueError, match="add --mode compiled and/or compiled\\+router"):
+        plan_settings(uncompiled)
+    both = base.model_copy(update={"modes": ["program", "compiled", "compiled+router"]})
+    labels = [s.label for s in plan_settings(both.model_copy(update={"program": tmp_path}))]
+    assert labels == ["program", "compiled", "compiled+router"]
+
+
 def test_the_index_is_checked_only_when_a_setting_retrieves(isolated_home: Path) -> None:
     gold = EvalSettings(dataset="tatqa:dev", modes=["pot"], lm="x", out_dir=isolated_home)
     check_index(gold)

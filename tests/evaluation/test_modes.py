@@ -1,11 +1,16 @@
 """Eval settings over gold context and over a tiny open corpus, with a scripted LM."""
 
+from pathlib import Path
+
 import dspy
 import pytest
 
 from filingqa.datasets.records import Context, Evidence, Page, QARecord
-from filingqa.evaluation.modes import MODES, build_mode
+from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
+from filingqa.program.lightgbm_router import LightGBMRouter
+from filingqa.program.router import route_by_rule
+from filingqa.retrieval.rerank import Reranker
 
 from .fakes import CASH_FLOW, PROGRAM_REPLIES, QUESTION, ListSearch, chat, fenced
 
@@ -89,4 +94,51 @@ def test_naive_rag_needs_an_index_and_unknown_modes_are_named() -> None:
         build_mode("naive-rag")
     with pytest.raises(ValueError, match="unknown eval mode 'magic'"):
         build_mode("magic")
-    assert set(MODES) == {"direct", "cot", "pot", "naive-rag", "program"}
+    with pytest.raises(ValueError, match="give its folder"):
+        build_mode("compiled")
+    assert set(MODES) == {
+        "direct",
+        "cot",
+        "pot",
+        "naive-rag",
+        "program",
+        "compiled",
+        "compiled+router",
+    }
+
+
+ARTIFACT = Path(__file__).resolve().parents[2] / "artifacts" / "qwen-local"
+
+
+class RerankableSearch(ListSearch):
+    """A ListSearch that, like FilingSearch, can be given another reranker."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reranker: Reranker | None = None
+
+    def with_reranker(self, reranker: Reranker | None) -> "RerankableSearch":
+        self.reranker = reranker
+        return self
+
+
+def test_compiled_runs_the_artifacts_prompts_and_reranker_with_the_rule_router(
+    scripted_lm,
+) -> None:
+    full = RerankableSearch()
+    lm = scripted_lm(PROGRAM_REPLIES)
+    with dspy.context(lm=lm):
+        answer = build_mode("compiled", corpus(full), ARTIFACT)(RECORD)
+    assert answer.answer == "399.8 million"
+    assert isinstance(full.reranker, Reranker)  # the artifact's, not the index default
+    demo = compiled(ARTIFACT, trained_router=False).pot.write.demos[0]
+    assert demo["question"] in lm.engine.prompt_text(len(PROGRAM_REPLIES) - 1)
+    assert not any(demo["question"] in lm.engine.prompt_text(i) for i in range(3))
+
+
+def test_compiled_and_compiled_with_router_differ_by_the_router_alone() -> None:
+    rule = compiled(ARTIFACT, trained_router=False)
+    trained = compiled(ARTIFACT, trained_router=True)
+    assert rule.router is route_by_rule
+    assert isinstance(trained.router, LightGBMRouter)
+    assert rule.dump_state() == trained.dump_state()
