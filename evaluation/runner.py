@@ -171,13 +171,15 @@ def _regrade(
     regrade: bool,
     progress: bool,
 ) -> None:
-    """Grade again every written row (``regrade``), or those graded by exact match when the
-    judge now has an LM; the answers stay as they were, the file is rewritten once."""
-    exact_only = judge.lm is not None and not regrade
+    """Grade again every written row (``regrade``), or, when the judge has an LM, those
+    graded by exact match or whose judging failed; the answers stay as they were, the file
+    is rewritten once."""
+    only_unjudged = judge.lm is not None and not regrade
     stale = [
         r
         for r in records
-        if r.id in done and (regrade or (exact_only and done[r.id].judge_stage == "exact"))
+        if r.id in done
+        and (regrade or (only_unjudged and done[r.id].judge_stage in ("exact", "failed")))
     ]
     for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
         row = done[record.id]
@@ -196,14 +198,20 @@ def _regrade(
 
 
 def _verdict(judge: StrictJudge, record: QARecord, answer: str) -> Verdict:
-    return judge.judge(
-        record.question,
-        record.answer,
-        answer,
-        answer_type=record.answer_type,
-        scale=record.scale or None,
-        unit=record.unit,
-    )
+    """The judge's verdict; a judge that fails (an unparsable LLM reply) scores 0 with stage
+    ``failed``, and a later run with a judge LM grades that row again."""
+    try:
+        return judge.judge(
+            record.question,
+            record.answer,
+            answer,
+            answer_type=record.answer_type,
+            scale=record.scale or None,
+            unit=record.unit,
+        )
+    except Exception as failure:
+        reason = f"judge failed: {type(failure).__name__}: {str(failure)[:300]}"
+        return Verdict(score=0, reason=reason, stage="failed")
 
 
 def read_rows(path: Path) -> list[Row]:

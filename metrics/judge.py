@@ -16,6 +16,10 @@ from filingqa.signatures.judge import JudgeAnswer
 
 __all__ = ["StrictJudge", "Verdict"]
 
+# A verdict is a sentence or two and a score; the 1.5B judge once repeated its reason until
+# the 1,024-token limit and the reply lacked the score.
+VERDICT_TOKENS = 256
+
 
 def as_text(value: object) -> str:
     """An answer as text: strings unchanged, None empty, floats positional (``0.00001``)."""
@@ -43,7 +47,7 @@ class StrictJudge:
 
     def __init__(self, lm: dspy.BaseLM | None = None) -> None:
         self.lm = lm
-        self._grade = dspy.Predict(JudgeAnswer)
+        self._grade = dspy.Predict(JudgeAnswer, max_tokens=VERDICT_TOKENS)
 
     def judge(
         self,

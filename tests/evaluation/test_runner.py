@@ -249,3 +249,23 @@ def test_regrade_grades_every_written_row_again_with_the_current_judge(tmp_path:
         (0.0, "precheck", "not stated in the evidence")
     ]
     assert [r.judge_stage for r in read_rows(path)] == ["precheck"]
+
+
+def test_a_judge_that_fails_scores_zero_and_the_next_run_grades_the_row_again(
+    tmp_path: Path,
+) -> None:
+    from dspy.utils import DummyLM
+
+    text = record(9, 0.0).model_copy(
+        update={"id": "t1", "answer": "It grew on analyzer demand", "answer_type": "span"}
+    )
+    path = tmp_path / "r.jsonl"
+    looping = StrictJudge(lm=DummyLM([{"reason": "the same support, the same support"}]))
+    answer = ModeAnswer(answer="Analyzer demand drove growth")
+    rows = run_mode([RECORDS[0], text], lambda rec: answer, judge=looping, rows_path=path)
+    assert [r.judge_stage for r in rows] == ["numeric", "failed"]  # the run went on
+    assert rows[1].score == 0 and rows[1].judge_reason.startswith("judge failed")
+
+    working = StrictJudge(lm=DummyLM([{"reason": "same cause", "score": "1"}]))
+    rows = run_mode([RECORDS[0], text], lambda rec: answer, judge=working, rows_path=path)
+    assert [(r.score, r.judge_stage) for r in rows] == [(0.0, "numeric"), (1.0, "llm")]
