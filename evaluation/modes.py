@@ -18,6 +18,7 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
+from filingqa.artifact import read_program
 from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import OpenCorpus, PageRef, RecordingSearch, gold_hit, pages
@@ -91,7 +92,7 @@ def program(
 ) -> ModeAnswer:
     """The full program (``qa``, by default an uncompiled FinancialQA) over given passages
     or with a search handle."""
-    qa = qa or FinancialQA()
+    qa = qa if qa is not None else FinancialQA()
     with dspy.context(adapter=adapter_for(dspy.settings.lm)):
         final = qa(question=question, passages=passages, search=search).final
     return ModeAnswer(
@@ -136,8 +137,6 @@ def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
     Raises:
         ValueError: ``trained_router`` and the artifact has no router.
     """
-    from filingqa.artifact import read_program
-
     qa = read_program(artifact)
     if not trained_router:
         qa.router = route_by_rule
