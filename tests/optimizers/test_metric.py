@@ -59,7 +59,8 @@ def test_dedicated_judge_lm_overrides_the_program_lm() -> None:
 def test_use_llm_false_keeps_the_exact_fallback() -> None:
     lm = DummyLM([{"reason": "unused", "score": "1"}])
     with dspy.context(lm=lm):
-        verdict = JudgeMetric(use_llm=False).verdict(_example("Yes"), dspy.Prediction(answer="No"))
+        example, answer = _example("Trillium and Array"), dspy.Prediction(answer="Therachon")
+        verdict = JudgeMetric(use_llm=False).verdict(example, answer)
     assert (verdict.score, verdict.stage) == (0, "exact")
     assert lm.history == []
 
