@@ -9,19 +9,27 @@ CAPEX …"). So before any LLM sees them, three cases score 0:
 - a short refusal without a figure ("not stated in the evidence", "cannot be
   determined") when the gold is not itself a refusal;
 - for a yes/no gold, an answer that opens with the opposite word, or a short answer that
-  says neither yes nor no nor a direction ("3M" for "No, the company …").
+  says neither yes nor no nor a direction ("3M" for "No, the company …");
+- a bare figure that equals none of the gold's figures, nor a difference, ratio or
+  relative change of two of them, at any scale ("112" for "restructuring costs in FY2022
+  amounted to $411 million"; "3.0%" for "from 24.6% in FY2021 to 21.6%" passes on).
 """
 
 from __future__ import annotations
 
+from itertools import permutations
+
 from filingqa.metrics.category import AnswerCategory
-from filingqa.metrics.numbers import extract_numbers
-from filingqa.metrics.numeric import DIRECTIONAL_WORDS, POLAR_WORDS, words
+from filingqa.metrics.numbers import ParsedNumber, extract_numbers
+from filingqa.metrics.numeric import DIRECTIONAL_WORDS, POLAR_WORDS, within_tolerance, words
 from filingqa.metrics.verdict import Verdict
 from filingqa.program.refusal import is_refusal
 
 MAX_REFUSAL_WORDS = 25  # longer answers that mention a gap may still answer: the LLM decides
 MAX_SILENT_WORDS = 5  # a yes/no answer this short without yes, no or a direction states none
+MAX_FIGURE_WORDS = 2  # besides its numbers, a bare figure has at most a unit or scale word
+# A bare figure matches a gold figure at any of these scales (thousands, millions, percent…)
+SHIFTS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 100.0, 0.01)
 
 
 def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | None:
@@ -31,6 +39,8 @@ def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | 
         return _wrong("the answer is empty")
     if _refuses(prediction) and not is_refusal(gold):
         return _wrong("the answer refuses; the gold answers")
+    if _figure_off_gold(gold, prediction):
+        return _wrong("the answer is a figure the gold does not hold")
     if category != "yes_no":
         return None
     gold_words = words(gold)
@@ -48,6 +58,33 @@ def _refuses(prediction: str) -> bool:
     gap still answers)."""
     short = len(words(prediction)) <= MAX_REFUSAL_WORDS
     return short and is_refusal(prediction) and not extract_numbers(prediction)
+
+
+def _figure_off_gold(gold: str, prediction: str) -> bool:
+    """Whether ``prediction`` is a bare figure and the gold has figures, none of them it."""
+    figures = [n for n in extract_numbers(prediction) if not n.is_year_like]
+    golds = [n for n in extract_numbers(gold) if not n.is_year_like]
+    rest = prediction
+    for number in extract_numbers(prediction):
+        rest = rest.replace(number.text, " ")
+    if len(figures) != 1 or not golds or len(words(rest)) > MAX_FIGURE_WORDS:
+        return False
+    value = abs(figures[0].value)
+    return not any(
+        within_tolerance(value * shift, target, 2) for target in _derived(golds) for shift in SHIFTS
+    )
+
+
+def _derived(golds: list[ParsedNumber]) -> set[float]:
+    """The gold's figures and, for each pair, their difference, ratio and relative change
+    (all as magnitudes)."""
+    values = [abs(g.value) for g in golds]
+    found = set(values)
+    for a, b in permutations(values, 2):
+        found.add(abs(a - b))
+        if b:
+            found |= {a / b, abs(a - b) / b}
+    return found
 
 
 def _wrong(reason: str) -> Verdict:

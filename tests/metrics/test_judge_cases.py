@@ -114,7 +114,6 @@ GATED_CASES: list[tuple[str, str, str | None, float]] = [
     ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
     ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
     ("It was 24", "24", "explanation", 1),
-    ("It was 25", "24", "explanation", 0),
 ]
 
 
@@ -138,6 +137,9 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
     ("3M", "No, the company is managing its CAPEX efficiently", None),
     ("1.48", "Yes. The quick ratio is 1.57", "yes_no"),
+    ("It was 25", "24", "explanation"),
+    ("112", "Pepsico's restructuring costs in FY2022 amounted to $411 million.", None),
+    ("1.16", "The quick ratio has slightly improved from 0.67 times to 0.69 times in 2023", None),
 ]
 
 
@@ -157,6 +159,11 @@ def test_plainly_wrong_answers_are_zero_without_asking_the_lm(
         ("not stated in the evidence", "The information is not disclosed."),  # gold refuses
         ("Revenue grew 4%; the segment split is not disclosed in the filing.", "Yes"),
         ("It improved from 0.67 to 0.82", "Yes, it improved"),  # a direction, no yes
+        ("411", "Restructuring costs in FY2022 amounted to $411 million."),  # the gold's figure
+        ("$4.2 billion", "Pepsico may borrow up to $4,200 million under the agreement"),
+        ("Costs were 112 million, up on the plan", "Costs amounted to $411 million."),  # prose
+        ("3.0%", "The rate dropped from 24.6% in FY 2021 to 21.6% in FY 2022."),  # a difference
+        ("12.2%", "The rate dropped from 24.6% in FY 2021 to 21.6% in FY 2022."),  # a change
     ],
 )
 def test_answers_the_precheck_cannot_decide_go_on_to_the_judge(prediction: str, gold: str) -> None:
