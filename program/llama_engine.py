@@ -7,6 +7,7 @@ only turns one canonical request into one llama.cpp chat completion.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -27,10 +28,19 @@ from filingqa.program.json_output import escape_raw_control_chars
 
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_TOKENS = 1024
+# Under the schema grammar a list may otherwise grow until the token limit: the 1.5B model
+# repeated "quick ratio for Q2 FY2023" as a query variant until it hit 256 tokens. No
+# signature of the program asks for more items than this.
+MAX_ARRAY_ITEMS = 12
 
 
 class LlamaCppEngine:
     """Runs chat completions on a local GGUF model; one generation at a time (thread-safe).
+
+    ``n_threads`` (generation threads) defaults to every CPU: llama-cpp-python's own default,
+    half of them, generated 12–14 tokens/s after a 3,000-token prompt on this 2-core machine
+    against 18–29 with both (``benchmarks/llm_threads.py``); prompt processing already uses
+    every CPU.
 
     JSON requests from DSPy's JSONAdapter (``response_format`` with a JSON schema) are
     decoded under llama.cpp's schema grammar, given as ``{"type": "json_object",
@@ -54,7 +64,7 @@ class LlamaCppEngine:
     ) -> None:
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or os.cpu_count() or 1
         self.seed = seed
         self._llama: Any = None
         self._lock = threading.Lock()
@@ -135,10 +145,23 @@ def sampling(request: Request, seed: int) -> dict[str, Any]:
         settings["stop"] = list(config.stop)
     schema = _json_schema(config.response_format)
     if schema is not None:
-        settings["response_format"] = {"type": "json_object", "schema": schema}
+        settings["response_format"] = {"type": "json_object", "schema": bounded(schema)}
     elif config.response_format is not None:
         settings["response_format"] = {"type": "json_object"}
     return settings
+
+
+def bounded(schema: Any) -> Any:
+    """``schema`` with ``maxItems`` (:data:`MAX_ARRAY_ITEMS`) on every array that has none,
+    so the grammar closes a looping list."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: bounded(value) for key, value in schema.items()}
+    if out.get("type") == "array" and "maxItems" not in out:
+        out["maxItems"] = MAX_ARRAY_ITEMS
+    return out
 
 
 def _json_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:

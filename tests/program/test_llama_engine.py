@@ -6,8 +6,15 @@ import httpx
 import pytest
 from dspy.lm15 import ContextLengthError, Message, Request
 
-from filingqa.program.llama_engine import LlamaCppEngine, _json_schema, chat_messages
+from filingqa.program.llama_engine import (
+    MAX_ARRAY_ITEMS,
+    LlamaCppEngine,
+    _json_schema,
+    bounded,
+    chat_messages,
+)
 from filingqa.program.lm import adapter_for, get_lm, is_embedded, served_url
+from filingqa.signatures.rewrite import RewriteQuery
 
 
 class StubLlama:
@@ -57,6 +64,27 @@ def test_json_adapter_requests_reach_llama_as_schema_constrained_json_object() -
     assert stub.calls[0]["temperature"] == 0.0
     assert stub.calls[0]["repeat_penalty"] == 1.0
     assert lm.history[-1]["usage"]["total_tokens"] == 57
+
+
+def test_every_list_in_a_schema_gets_an_item_bound_the_grammar_enforces() -> None:
+    stub = StubLlama('{"company": "3M", "period": "Q2 FY2023", "variants": ["quick ratio"]}')
+    lm = dspy.LM("local/stub.gguf", engine=engine_with(stub), cache=False, num_retries=0)
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        dspy.Predict(RewriteQuery)(question="Is 3M's quick ratio healthy?")
+    variants = stub.calls[0]["response_format"]["schema"]["properties"]["variants"]
+    assert variants["maxItems"] == MAX_ARRAY_ITEMS
+    assert variants["items"] == {"type": "string", "maxLength": 160}
+    nested = {"type": "object", "properties": {"a": {"type": "array", "maxItems": 2}}}
+    assert bounded({"$defs": {"X": nested}}) == {"$defs": {"X": nested}}  # kept as given
+    assert bounded({"anyOf": [{"type": "array"}]}) == {
+        "anyOf": [{"type": "array", "maxItems": MAX_ARRAY_ITEMS}]
+    }
+
+
+def test_generation_uses_every_cpu_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    assert LlamaCppEngine("/models/stub.gguf").n_threads == 6
+    assert LlamaCppEngine("/models/stub.gguf", n_threads=1).n_threads == 1
 
 
 def test_adapter_for_local_engine_is_json_and_for_others_chat() -> None:
