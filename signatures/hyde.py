@@ -5,12 +5,17 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel, Field
 
+# Length bounds for decoding under a JSON-schema grammar only (json_schema_extra: a longer
+# reply from an API backbone still validates). The 1.5B model once enumerated
+# "(35) 3M's 2023 earnings call summary, …" inside one passage until the token limit.
+QUERY_CHARS, PASSAGE_CHARS = 160, 400
+
 
 class HypotheticalPassage(BaseModel):
     """A search query and a short made-up filing excerpt that would answer it."""
 
-    query: str = Field(min_length=3)
-    passage: str = Field(min_length=10)
+    query: str = Field(min_length=3, json_schema_extra={"maxLength": QUERY_CHARS})
+    passage: str = Field(min_length=10, json_schema_extra={"maxLength": PASSAGE_CHARS})
 
 
 class WriteHypotheticalPassages(dspy.Signature):

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import dspy
+from pydantic import Field
+
+# A query's length bound for decoding under a JSON-schema grammar only (a longer variant
+# from an API backbone still validates).
+Variant = Annotated[str, Field(json_schema_extra={"maxLength": 160})]
 
 
 class RewriteQuery(dspy.Signature):
@@ -16,4 +23,4 @@ class RewriteQuery(dspy.Signature):
     question: str = dspy.InputField()
     company: str = dspy.OutputField(desc="the company asked about, or empty")
     period: str = dspy.OutputField(desc="the fiscal period as asked, e.g. FY2023 or Q2 FY2024")
-    variants: list[str] = dspy.OutputField(desc="1 to 3 search queries in line-item words")
+    variants: list[Variant] = dspy.OutputField(desc="1 to 3 search queries in line-item words")
