@@ -17,6 +17,7 @@ CAPEX …"). So before any LLM sees them, three cases score 0:
 
 from __future__ import annotations
 
+import re
 from itertools import permutations
 
 from filingqa.metrics.category import AnswerCategory
@@ -25,6 +26,13 @@ from filingqa.metrics.numeric import DIRECTIONAL_WORDS, POLAR_WORDS, within_tole
 from filingqa.metrics.verdict import Verdict
 from filingqa.program.refusal import is_refusal
 
+# Besides the program's refusal phrases: how the 1.5B model words "the evidence lacks it"
+# ("The evidence does not provide any information about the operating margin change.")
+_NO_INFORMATION = re.compile(
+    r"\b(does|do|did) not (provide|contain|include|mention|specify|state|disclose|give|show)\b"
+    r"|\bno (relevant |specific )?(information|data|mention|details?)\b",
+    re.IGNORECASE,
+)
 MAX_REFUSAL_WORDS = 25  # longer answers that mention a gap may still answer: the LLM decides
 MAX_SILENT_WORDS = 5  # a yes/no answer this short without yes, no or a direction states none
 MAX_FIGURE_WORDS = 2  # besides its numbers, a bare figure has at most a unit or scale word
@@ -57,7 +65,8 @@ def _refuses(prediction: str) -> bool:
     """A short refusal with no figure in it (an answer that gives a figure and notes a
     gap still answers)."""
     short = len(words(prediction)) <= MAX_REFUSAL_WORDS
-    return short and is_refusal(prediction) and not extract_numbers(prediction)
+    refuses = is_refusal(prediction) or bool(_NO_INFORMATION.search(prediction))
+    return short and refuses and not extract_numbers(prediction)
 
 
 def _figure_off_gold(gold: str, prediction: str) -> bool:

@@ -133,6 +133,8 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("", "Yes", None),
     ("not stated in the evidence", "The consumer segment shrunk by 0.9% organically.", None),
     ("The figure cannot be determined from the filing.", "Amcor makes packaging", None),
+    ("The evidence does not provide any information about Amcor's dividends.", "Yes", None),
+    ("There is no information on Amcor's segments.", "Flexibles and Rigid Packaging", None),
     ("Yes", "No. The quick ratio was 0.54 for Verizon.", None),
     ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
     ("3M", "No, the company is managing its CAPEX efficiently", None),
