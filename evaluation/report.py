@@ -22,7 +22,7 @@ from filingqa.evaluation.svg_charts import grouped_bars, scatter
 _STYLE = """
 body{font-family:sans-serif;margin:2em;max-width:70em;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}details{margin:2px 0}
+th:first-child,td:first-child,td.text{text-align:left}details{margin:2px 0}
 summary{cursor:pointer}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}
 .ok{color:#2a7a2a}.bad{color:#b22}.half{color:#b80}dl{margin:4px 0 8px 1.5em}
 dt{font-weight:bold;float:left;clear:left;width:9em}dd{margin-left:10em}
@@ -189,7 +189,8 @@ def _steps(row: Row) -> str:
         return ""
     lines = "".join(
         f"<tr><td>{escape(s.name)}</td><td>{s.lm_calls}</td><td>{s.tokens}</td>"
-        f"<td>{s.seconds:.1f}</td><td>{escape(s.fault or '')}</td><td>{escape(s.note)}</td></tr>"
+        f'<td>{s.seconds:.1f}</td><td class="text">{escape(s.fault or "")}</td>'
+        f'<td class="text">{escape(s.note)}</td></tr>'
         for s in row.steps
     )
     head = "".join(f"<th>{h}</th>" for h in ("step", "calls", "tokens", "s", "fault", "note"))

@@ -84,6 +84,6 @@ def test_a_program_row_shows_its_steps(tmp_path: Path) -> None:
     )
     (tmp_path / "pot.jsonl").write_text(row.model_dump_json() + "\n")
     html = write_html_report(path, tmp_path / "r.html").read_text()
-    assert "<td>ambiguity</td><td>0</td><td>0</td><td>0.0</td><td></td>" in html
-    reason = "<td>reason 1</td><td>1</td><td>640</td><td>12.2</td><td></td><td>&lt;ok&gt;</td>"
+    assert '<td>ambiguity</td><td>0</td><td>0</td><td>0.0</td><td class="text"></td>' in html
+    reason = '<td>12.2</td><td class="text"></td><td class="text">&lt;ok&gt;</td>'
     assert reason in html
