@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import dspy
@@ -19,6 +20,11 @@ __all__ = ["StrictJudge", "Verdict"]
 # A verdict is a sentence or two and a score; the 1.5B judge once repeated its reason until
 # the 1,024-token limit and the reply lacked the score.
 VERDICT_TOKENS = 256
+_MISMATCH = re.compile(
+    r"\b(does|do) not match\b|\bdoesn't match\b|\b(is|are) (incorrect|wrong|not correct)\b"
+    r"|\binconsistent with\b|\bcontradicts\b",
+    re.IGNORECASE,
+)
 
 
 def as_text(value: object) -> str:
@@ -79,4 +85,18 @@ class StrictJudge:
                 predicted_answer=predicted,
                 answer_category=category,
             )
-        return Verdict(score=float(graded.score), reason=graded.reason.strip(), stage="llm")
+        return _held_to_its_reason(float(graded.score), graded.reason.strip())
+
+
+def _held_to_its_reason(score: float, reason: str) -> Verdict:
+    """The LLM's verdict, scored 0 when its own reason says the answer does not match.
+
+    The 1.5B backbone as judge wrote "The predicted answer '112' does not match the gold
+    answer '… $411 million'" and then scored 0.5: 26 of the 32 FinanceBench dev answers it
+    gave credit to (naive RAG and the program's first rows) had such a reason. The reason
+    comes first in the signature, so it is taken as the verdict.
+    """
+    if score > 0 and _MISMATCH.search(reason):
+        marked = f"{reason} [scored 0: the reason says no match]"
+        return Verdict(score=0, reason=marked, stage="llm")
+    return Verdict(score=score, reason=reason, stage="llm")

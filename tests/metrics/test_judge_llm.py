@@ -105,3 +105,18 @@ def test_resolve_category_maps_dataset_types_and_keeps_numeric_spans_numeric() -
 def test_verdict_rejects_scores_outside_the_three_levels() -> None:
     with pytest.raises(ValidationError):
         Verdict(score=0.7, reason="x", stage="llm")
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("The predicted answer '112' does not match the gold answer '$411 million'.", 0.0),
+        ("The predicted answer is incorrect: the gold names Corporate & Investment Bank.", 0.0),
+        ("Same polarity, and the 16% figure agrees with the gold.", 0.5),
+    ],
+)
+def test_a_score_its_own_reason_contradicts_is_zero(reason: str, expected: float) -> None:
+    lm = DummyLM([{"reason": reason, "score": "0.5"}])
+    verdict = StrictJudge(lm=lm).judge("Question?", "Corporate & Investment Bank", "Retail")
+    assert (verdict.score, verdict.stage) == (expected, "llm")
+    assert verdict.reason.startswith(reason)
