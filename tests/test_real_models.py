@@ -8,7 +8,10 @@ import pytest
 
 from filingqa.models.embedding import load_text_embedding
 from filingqa.program.ask import SAMPLE_QUESTION, answer_over_filing, sample_filing
+from filingqa.program.llama_engine import MAX_ARRAY_ITEMS
 from filingqa.program.lm import adapter_for, get_lm
+from filingqa.program.multi_hyde import MultiHydeRetriever
+from filingqa.signatures.hyde import PASSAGE_CHARS
 
 pytestmark = pytest.mark.slow
 
@@ -42,6 +45,24 @@ def test_typed_signature_parses_under_constrained_json(local_lm: dspy.LM) -> Non
         )
     assert prediction.kind in {"lookup", "difference", "ratio", "growth"}
     assert set(prediction.years) <= {2022, 2023} and prediction.years
+
+
+def test_the_grammar_closes_a_list_the_model_would_repeat(local_lm: dspy.LM) -> None:
+    # Without the item bound this question made the 1.5B model repeat "quick ratio for
+    # Q2 FY2023" as a variant until the step's token cap cut the reply.
+    question = (
+        "Does 3M have a reasonably healthy liquidity profile based on its quick ratio for Q2 "
+        "of FY2023? If the quick ratio is not relevant to measure liquidity, please state "
+        "that and explain why."
+    )
+    retriever = MultiHydeRetriever()
+    with dspy.context(lm=local_lm, adapter=adapter_for(local_lm)):
+        rewritten = retriever.rewrite(question=question)
+        written = retriever.hyde(question=question, count=3)
+    assert local_lm.history[-2]["response"].finish_reason == "stop"  # not cut by the cap
+    assert 1 <= len(rewritten.variants) <= MAX_ARRAY_ITEMS
+    assert all(len(v) <= 160 for v in rewritten.variants)
+    assert all(len(h.passage) <= PASSAGE_CHARS for h in written.hypotheses)
 
 
 def test_embedding_model_embeds_offline() -> None:
