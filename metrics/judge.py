@@ -22,7 +22,7 @@ __all__ = ["StrictJudge", "Verdict"]
 VERDICT_TOKENS = 256
 _MISMATCH = re.compile(
     r"\b(does|do) not match\b|\bdoesn't match\b|\b(is|are) (incorrect|wrong|not correct)\b"
-    r"|\binconsistent with\b|\bcontradicts\b",
+    r"|\binconsistent with\b|\bcontradicts\b|\b(is|are) different from\b",
     re.IGNORECASE,
 )
 

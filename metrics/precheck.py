@@ -66,7 +66,14 @@ def _refuses(prediction: str) -> bool:
     gap still answers)."""
     short = len(words(prediction)) <= MAX_REFUSAL_WORDS
     refuses = is_refusal(prediction) or bool(_NO_INFORMATION.search(prediction))
-    return short and refuses and not extract_numbers(prediction)
+    return short and refuses and not any(map(_is_figure, extract_numbers(prediction)))
+
+
+def _is_figure(number: ParsedNumber) -> bool:
+    """A number an answer could give, unlike the "3M" of a company name: two or more
+    digits, a decimal point, a percent or a currency sign."""
+    digits = sum(c.isdigit() for c in number.text)
+    return digits > 1 or "." in number.text or number.is_percent or "$" in number.text
 
 
 def _figure_off_gold(gold: str, prediction: str) -> bool:

@@ -135,6 +135,7 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("The figure cannot be determined from the filing.", "Amcor makes packaging", None),
     ("The evidence does not provide any information about Amcor's dividends.", "Yes", None),
     ("There is no information on Amcor's segments.", "Flexibles and Rigid Packaging", None),
+    ("The evidence does not provide any information about 3M's dividends.", "Yes, 65 years", None),
     ("Yes", "No. The quick ratio was 0.54 for Verizon.", None),
     ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
     ("3M", "No, the company is managing its CAPEX efficiently", None),

@@ -112,6 +112,7 @@ def test_verdict_rejects_scores_outside_the_three_levels() -> None:
     [
         ("The predicted answer '112' does not match the gold answer '$411 million'.", 0.0),
         ("The predicted answer is incorrect: the gold names Corporate & Investment Bank.", 0.0),
+        ("It gives no segment, which is different from the gold answer.", 0.0),
         ("Same polarity, and the 16% figure agrees with the gold.", 0.5),
     ],
 )
