@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
+from dspy.utils import DummyLM
 
 from filingqa.datasets.records import Context, Paragraph, QARecord, Table
 from filingqa.evaluation.modes import ModeAnswer
@@ -195,14 +196,15 @@ def test_ctrl_c_stops_before_the_questions_not_started(tmp_path: Path) -> None:
     assert [row.id for row in read_rows(path)] == ["q1"]
 
 
+def span_record(gold: str) -> QARecord:
+    """A record with a text (span) gold, which the numeric stage does not decide."""
+    return record(9, 0.0).model_copy(update={"id": "t1", "answer": gold, "answer_type": "span"})
+
+
 def test_rows_graded_by_exact_match_are_graded_again_when_a_judge_lm_is_given(
     tmp_path: Path,
 ) -> None:
-    from dspy.utils import DummyLM
-
-    text = record(9, 0.0).model_copy(
-        update={"id": "t1", "answer": "It grew on analyzer demand", "answer_type": "span"}
-    )
+    text = span_record("It grew on analyzer demand")
     path = tmp_path / "r.jsonl"
 
     def answer(rec: QARecord) -> ModeAnswer:
@@ -228,11 +230,7 @@ def test_rows_graded_by_exact_match_are_graded_again_when_a_judge_lm_is_given(
 
 
 def test_regrade_grades_every_written_row_again_with_the_current_judge(tmp_path: Path) -> None:
-    from dspy.utils import DummyLM
-
-    text = record(9, 0.0).model_copy(
-        update={"id": "t1", "answer": "The consumer segment shrunk", "answer_type": "span"}
-    )
+    text = span_record("The consumer segment shrunk")
     path = tmp_path / "r.jsonl"
     lenient = StrictJudge(lm=DummyLM([{"reason": "fine", "score": "1"}]))
     lenient.judge = lambda *args, **kwargs: Verdict(score=1, reason="lenient", stage="llm")
@@ -254,11 +252,7 @@ def test_regrade_grades_every_written_row_again_with_the_current_judge(tmp_path:
 def test_a_judge_that_fails_scores_zero_and_the_next_run_grades_the_row_again(
     tmp_path: Path,
 ) -> None:
-    from dspy.utils import DummyLM
-
-    text = record(9, 0.0).model_copy(
-        update={"id": "t1", "answer": "It grew on analyzer demand", "answer_type": "span"}
-    )
+    text = span_record("It grew on analyzer demand")
     path = tmp_path / "r.jsonl"
     looping = StrictJudge(lm=DummyLM([{"reason": "the same support, the same support"}]))
     answer = ModeAnswer(answer="Analyzer demand drove growth")
