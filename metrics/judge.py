@@ -46,9 +46,10 @@ class StrictJudge:
     """Scores a predicted answer against the gold: 1, 0.5 or 0, with the reason and stage.
 
     The numeric stage decides number-like golds; the pre-check
-    (:func:`~filingqa.metrics.precheck.precheck`) zeroes empty answers, refusals and
-    opposite yes/no answers; ``lm`` grades the rest; with ``lm=None`` those fall back to a
-    normalized exact/contains match (stage ``"exact"``).
+    (:func:`~filingqa.metrics.precheck.precheck`) zeroes plainly wrong answers (empty,
+    refusing, the opposite yes/no, a figure the gold lacks); ``lm`` grades the rest, held
+    to its own reason; with ``lm=None`` those fall back to a normalized exact/contains
+    match (stage ``"exact"``).
     """
 
     def __init__(self, lm: dspy.BaseLM | None = None) -> None:

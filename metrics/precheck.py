@@ -3,7 +3,7 @@
 A small judge LM credits plainly wrong answers often enough to swamp a comparison: on 76
 naive-RAG answers to FinanceBench dev, the 1.5B backbone as judge gave half credit to 18
 refusals, 2 empty answers and "3M" (for a gold opening "No, the company is managing its
-CAPEX …"). So before any LLM sees them, three cases score 0:
+CAPEX …"). So before any LLM sees them, these answers score 0:
 
 - an empty answer;
 - a short refusal without a figure ("not stated in the evidence", "cannot be
@@ -78,10 +78,11 @@ def _is_figure(number: ParsedNumber) -> bool:
 
 def _figure_off_gold(gold: str, prediction: str) -> bool:
     """Whether ``prediction`` is a bare figure and the gold has figures, none of them it."""
-    figures = [n for n in extract_numbers(prediction) if not n.is_year_like]
+    numbers = extract_numbers(prediction)
+    figures = [n for n in numbers if not n.is_year_like]
     golds = [n for n in extract_numbers(gold) if not n.is_year_like]
     rest = prediction
-    for number in extract_numbers(prediction):
+    for number in numbers:
         rest = rest.replace(number.text, " ")
     if len(figures) != 1 or not golds or len(words(rest)) > MAX_FIGURE_WORDS:
         return False
