@@ -43,11 +43,8 @@ def load(
         filingqa.optimizers.manifest.UnsupportedArtifact: an unknown format version.
         ValueError: the manifest or the program state does not match this filingqa.
     """
-    directory = Path(path)
-    manifest = _manifest(directory)
-    backbone = _backbone(manifest, lm, api_base)
-    qa = read_program(directory)
-    configure(backbone)
+    qa = read_program(path)
+    configure(_backbone(qa.manifest, lm, api_base))
     return qa
 
 
