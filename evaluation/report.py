@@ -95,12 +95,12 @@ def _question_seconds(results: dict[str, Any]) -> float:
 
 def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:
     head = "<tr><th>setting</th><th>n</th><th>accuracy</th><th>LM calls/q</th>"
-    head += "<th>tokens/q</th><th>s/q</th><th>errors</th></tr>"
+    head += "<th>tokens/q</th><th>s/q</th><th>cached calls</th><th>errors</th></tr>"
     body = "".join(
         f"<tr><td>{escape(name)}</td><td>{s.get('questions', 0)}</td>"
         f"<td>{s.get('accuracy', 0):.1%}</td><td>{s.get('lm_calls', 0):.2f}</td>"
         f"<td>{s.get('tokens', 0):.0f}</td><td>{s.get('seconds', 0):.1f}</td>"
-        f"<td>{s.get('errors', 0)}</td></tr>"
+        f"<td>{s.get('cached_calls', 0)}</td><td>{s.get('errors', 0)}</td></tr>"
         for name, s in summaries.items()
     )
     return f"<table>{head}{body}</table>"
@@ -167,7 +167,8 @@ def _trace(row: Row, manual: Mapping[str, FailureClass]) -> str:
         "outcome": row.outcome,
         "judge": f"{row.score:g} ({row.judge_stage}): {row.judge_reason}",
         "failure": f"{failure.label} {failure.name}: {failure.why}" if failure else "",
-        "cost": f"{row.lm_calls} LM calls, {row.tokens} tokens, {row.seconds:.1f} s",
+        "cost": f"{row.lm_calls} LM calls ({row.cached_calls} cached), {row.tokens} tokens, "
+        f"{row.seconds:.1f} s",
         "note": row.note,
         "error": row.error or "",
         "cited": ", ".join(f"{doc} p{page}" for doc, page in row.cited),

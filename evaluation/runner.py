@@ -30,6 +30,9 @@ class Row(BaseModel):
     """One judged answer with its cost, the (doc, page) pairs it cited and retrieved, and
     the program's steps (each with its LM calls, tokens, seconds and note).
 
+    ``cached_calls`` of the ``lm_calls`` were answered from DSPy's response cache: they cost
+    no tokens and almost no time, so a row with some is not a cold run's latency.
+
     ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
     page was among the retrieved pages (None: not retrieved, or no gold page known).
     """
@@ -46,6 +49,7 @@ class Row(BaseModel):
     lm_calls: int
     tokens: int
     seconds: float
+    cached_calls: int = 0
     working: str = ""
     note: str = ""
     error: str | None = None
@@ -123,7 +127,8 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
     """One record through ``mode``; a failure is a wrong answer with the error kept.
 
     ``lm_calls`` counts every call the mode made, cached ones included (what the question
-    costs when nothing is cached); ``tokens`` are those the model processed in this run.
+    costs when nothing is cached); ``tokens`` are those the model processed in this run, and
+    the calls that reached the model are those that reported usage.
     """
     tracker = UsageTracker()
     counter = CallCounter()
@@ -152,6 +157,7 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         lm_calls=counter.calls,
         tokens=sum(int(entry.get("total_tokens") or 0) for entry in calls),
         seconds=round(seconds, 3),
+        cached_calls=max(0, counter.calls - len(calls)),
         working=answer.working,
         note=answer.note,
         error=error,

@@ -13,6 +13,8 @@ from filingqa.evaluation.runner import Row
 class Summary(BaseModel):
     """Accuracy and mean cost of one setting over some rows.
 
+    ``cached_calls``: how many of the setting's LM calls were answered from the response
+    cache (their tokens and time are not counted: the cost columns are then not a cold run's).
     ``retrieval_hit_rate``: the share of questions with a gold evidence page among the
     retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
     """
@@ -25,6 +27,7 @@ class Summary(BaseModel):
     outcomes: dict[str, int]
     errors: int
     by_answer_type: dict[str, float]
+    cached_calls: int = 0
     retrieval_hit_rate: float | None = None
 
 
@@ -54,6 +57,7 @@ def summarize(rows: list[Row]) -> Summary:
         outcomes=dict(Counter(r.outcome for r in rows)),
         errors=sum(r.error is not None for r in rows),
         by_answer_type={t: statistics.mean(s) for t, s in sorted(by_type.items())},
+        cached_calls=sum(r.cached_calls for r in rows),
         retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
     )
 
@@ -61,7 +65,8 @@ def summarize(rows: list[Row]) -> Summary:
 def format_table(summaries: dict[str, Summary]) -> str:
     """One line per setting: accuracy, LM calls, tokens and seconds per question, the
     gold-page retrieval hit rate (``-`` where unknown) and the outcome counts (how many
-    answers were verified, unverified, refused, or ended in an error)."""
+    answers were verified, unverified, refused, or ended in an error); then a warning for
+    each setting some of whose calls came from the response cache."""
     lines = [
         f"{'setting':<18}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
         f"{'gold hit':>10}  outcomes"
@@ -73,4 +78,10 @@ def format_table(summaries: dict[str, Summary]) -> str:
             f"{name:<18}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
             f"{s.tokens:>10.0f}{s.seconds:>8.1f}{hit:>10}  {outcomes}"
         )
+    lines += [
+        f"note: {name}: {s.cached_calls} of its LM calls came from the response cache, so its "
+        "tokens and seconds are below a cold run's (rerun with --no-cache to measure them)"
+        for name, s in summaries.items()
+        if s.cached_calls
+    ]
     return "\n".join(lines)

@@ -169,6 +169,12 @@ def _add_eval(commands) -> None:
         help="grade every row already written again with the current judge (answers kept), "
         "e.g. after the judge changed",
     )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="answer without the LM response cache, so tokens and seconds are a cold run's "
+        "(the judge keeps its cache)",
+    )
     _add_lm_options(run)
     run.set_defaults(handler=_run_eval)
 
@@ -340,7 +346,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         json_out=args.json,
     )
     check_index(settings)  # before loading the LM: a missing index fails at once
-    lm = get_lm(args.lm, api_base=args.api_base)
+    lm = get_lm(args.lm, api_base=args.api_base, cache=not args.no_cache)
     judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
     print(f"{settings.dataset}, lm={settings.lm}, where={settings.where or '-'}")

@@ -140,6 +140,23 @@ def test_eval_option_mistakes_are_one_line_errors(
     assert message in one_line_error(capsys)
 
 
+@pytest.mark.parametrize(("flag", "cached"), [([], True), (["--no-cache"], False)])
+def test_eval_no_cache_turns_the_cache_off_for_the_answering_lm_only(
+    flag: list[str], cached: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    loaded: list[tuple[str, dict]] = []
+
+    def get_lm(spec: str, **kwargs) -> str:
+        loaded.append((spec, kwargs))
+        return spec
+
+    monkeypatch.setattr("filingqa.program.lm.get_lm", get_lm)
+    monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", lambda *_, **__: {})
+    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--judge-lm", "judge"]
+    assert main([*argv, "--out", str(tmp_path), *flag]) == 0
+    assert loaded == [("local", {"api_base": None, "cache": cached}), ("judge", {})]
+
+
 def test_eval_context_takes_gold_or_retrieved(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "--dataset", "tatqa:dev", "--context", "oracle"])

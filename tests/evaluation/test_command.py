@@ -58,6 +58,32 @@ def test_summary_and_table() -> None:
 
 
 @pytest.mark.data
+def test_a_setting_answered_partly_from_the_cache_is_flagged_below_the_table() -> None:
+    def row(n: int, cached: int) -> Row:
+        return Row(
+            id=str(n),
+            question="Q",
+            gold="1",
+            answer="1",
+            outcome="answered",
+            score=1.0,
+            judge_reason="",
+            judge_stage="numeric",
+            answer_type="number",
+            lm_calls=2,
+            tokens=100,
+            seconds=1.5,
+            cached_calls=cached,
+        )
+
+    cold, warm = summarize([row(1, 0), row(2, 0)]), summarize([row(1, 2), row(2, 1)])
+    assert (cold.cached_calls, warm.cached_calls) == (0, 3)
+    lines = format_table({"pot": cold, "program": warm}).splitlines()
+    assert len(lines) == 4 and lines[1].startswith("pot") and lines[2].startswith("program")
+    assert lines[3].startswith("note: program: 3 of its LM calls came from the response cache")
+    assert "--no-cache" in lines[3]
+
+
 def test_tatqa_gold_context_becomes_table_and_paragraph_passages(shared_data_dir: Path) -> None:
     from filingqa.datasets import load_dataset
 

@@ -136,8 +136,9 @@ def test_calls_answered_from_the_cache_still_count_as_calls(tmp_path: Path) -> N
             )
     finally:
         dspy.cache = previous
-    assert (first.lm_calls, first.tokens) == (1, 15)
-    assert (again.lm_calls, again.tokens) == (1, 0)  # a cache hit: a call, no new tokens
+    assert (first.lm_calls, first.tokens, first.cached_calls) == (1, 15, 0)
+    # a cache hit: still a call, but no new tokens, and the row says it was cached
+    assert (again.lm_calls, again.tokens, again.cached_calls) == (1, 0, 1)
 
 
 @pytest.mark.parametrize("missing", [True, False])
