@@ -80,7 +80,8 @@ def format_table(summaries: dict[str, Summary]) -> str:
         )
     lines += [
         f"note: {name}: {s.cached_calls} of its LM calls came from the response cache, so its "
-        "tokens and seconds are below a cold run's (rerun with --no-cache to measure them)"
+        "tokens and seconds are below a first run's unless they repeat calls of this run "
+        "(measure with --fresh-cache)"
         for name, s in summaries.items()
         if s.cached_calls
     ]

@@ -31,3 +31,11 @@ def configure_dspy_cache() -> None:
         enable_memory_cache=True,
         disk_cache_dir=str(cache_dir() / "dspy"),
     )
+
+
+def use_fresh_dspy_cache() -> None:
+    """Replace DSPy's LM response cache with an empty in-memory one for this process:
+    replies from earlier runs are not reused, repeats within this run still are."""
+    import dspy
+
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)

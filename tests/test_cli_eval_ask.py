@@ -140,21 +140,33 @@ def test_eval_option_mistakes_are_one_line_errors(
     assert message in one_line_error(capsys)
 
 
-@pytest.mark.parametrize(("flag", "cached"), [([], True), (["--no-cache"], False)])
-def test_eval_no_cache_turns_the_cache_off_for_the_answering_lm_only(
-    flag: list[str], cached: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+@pytest.mark.parametrize("fresh", [False, True])
+def test_eval_fresh_cache_starts_from_an_empty_memory_cache(
+    fresh: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
 ) -> None:
-    loaded: list[tuple[str, dict]] = []
+    import dspy
 
-    def get_lm(spec: str, **kwargs) -> str:
-        loaded.append((spec, kwargs))
-        return spec
+    before = dspy.cache
+    before.put({"prompt": "from an earlier run"}, "cached reply")
+    assert before.get({"prompt": "from an earlier run"}) == "cached reply"
+    seen: list = []
 
-    monkeypatch.setattr("filingqa.program.lm.get_lm", get_lm)
-    monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", lambda *_, **__: {})
-    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--judge-lm", "judge"]
-    assert main([*argv, "--out", str(tmp_path), *flag]) == 0
-    assert loaded == [("local", {"api_base": None, "cache": cached}), ("judge", {})]
+    def run_evaluation(*_, **__) -> dict:
+        seen.append(dspy.cache)
+        return {}
+
+    monkeypatch.setattr("filingqa.program.lm.get_lm", lambda spec, **_: spec)
+    monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", run_evaluation)
+    monkeypatch.setattr(dspy, "cache", dspy.cache)  # restored after the test
+    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--out", str(tmp_path)]
+    assert main([*argv, *(["--fresh-cache"] if fresh else [])]) == 0
+    (during,) = seen
+    if fresh:
+        assert during is not before and not during.enable_disk_cache
+        assert during.enable_memory_cache
+        assert during.get({"prompt": "from an earlier run"}) is None
+    else:
+        assert during is before
 
 
 def test_eval_context_takes_gold_or_retrieved(capsys) -> None:

@@ -81,7 +81,7 @@ def test_a_setting_answered_partly_from_the_cache_is_flagged_below_the_table() -
     lines = format_table({"pot": cold, "program": warm}).splitlines()
     assert len(lines) == 4 and lines[1].startswith("pot") and lines[2].startswith("program")
     assert lines[3].startswith("note: program: 3 of its LM calls came from the response cache")
-    assert "--no-cache" in lines[3]
+    assert "--fresh-cache" in lines[3]
 
 
 def test_tatqa_gold_context_becomes_table_and_paragraph_passages(shared_data_dir: Path) -> None:
