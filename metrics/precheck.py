@@ -7,7 +7,8 @@ CAPEX …"). So before any LLM sees them, these answers score 0:
 
 - an empty answer;
 - a short refusal without a figure ("not stated in the evidence", "cannot be
-  determined") when the gold is not itself a refusal;
+  determined"; a year such as the question's "July 2022" is no figure) when the gold is
+  not itself a refusal;
 - for a yes/no gold, an answer that opens with the opposite word, or a short answer that
   says neither yes nor no nor a direction ("3M" for "No, the company …");
 - a bare figure that equals none of the gold's figures, nor a difference, ratio or
@@ -70,8 +71,10 @@ def _refuses(prediction: str) -> bool:
 
 
 def _is_figure(number: ParsedNumber) -> bool:
-    """A number an answer could give, unlike the "3M" of a company name: two or more
-    digits, a decimal point, a percent or a currency sign."""
+    """A number an answer could give, unlike the "3M" of a company name or a year: two or
+    more digits, a decimal point, a percent or a currency sign."""
+    if number.is_year_like:
+        return False
     digits = sum(c.isdigit() for c in number.text)
     return digits > 1 or "." in number.text or number.is_percent or "$" in number.text
 

@@ -136,6 +136,12 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("The evidence does not provide any information about Amcor's dividends.", "Yes", None),
     ("There is no information on Amcor's segments.", "Flexibles and Rigid Packaging", None),
     ("The evidence does not provide any information about 3M's dividends.", "Yes, 65 years", None),
+    (  # the question's date is no figure of an answer
+        "The evidence does not provide any information about the key agenda of the AMCOR's 8k "
+        "filing dated 1st July 2022.",
+        "Amcor Finance (USA), Inc. entered into supplemental indentures",
+        None,
+    ),
     ("Yes", "No. The quick ratio was 0.54 for Verizon.", None),
     ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
     ("3M", "No, the company is managing its CAPEX efficiently", None),
