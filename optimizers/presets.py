@@ -3,9 +3,10 @@
 A small local model gets few bootstrapped demos (each demo repeats a whole evidence block in
 the prompt, so every demo slows each call), no raw labelled demos, few candidates, small
 train/dev draws and one thread; its dev draw mixes TAT-QA with FinQA's 10-K questions, so
-the demos chosen are not ones that only suit TAT-QA's question style; the default (``bootstrap-rs``, ``light``) compiles the PoT
-module within two hours on 2 CPU cores. A hosted model gets more demos, candidates,
-questions and threads, and compiles the whole program.
+the demos chosen are not ones that only suit TAT-QA's question style; the default
+(``bootstrap-rs``, ``light``) compiles the PoT module within two hours on 2 CPU cores. A
+hosted model gets more demos, candidates, questions and threads, and compiles the whole
+program.
 """
 
 from __future__ import annotations
