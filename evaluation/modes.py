@@ -5,8 +5,9 @@ answer.
 open corpus, the top k of plain hybrid search; ``naive-rag`` is ``cot`` over that top k
 (retrieve once, answer once). ``program`` runs an uncompiled FinancialQA over the gold
 passages, or with the full search pipeline as its handle; ``compiled`` runs a compiled
-artifact's program with the rule router, ``compiled+router`` with the artifact's trained
-router (and, over a corpus, both rerank with the artifact's reranker). Every setting
+artifact's program without a router (every question takes the full loop),
+``compiled+router`` with the artifact's trained router (and, over a corpus, both rerank
+with the artifact's reranker). Every setting
 answers with the same LM (``dspy.settings.lm``).
 """
 
@@ -27,7 +28,7 @@ from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.lm import adapter_for
 from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
-from filingqa.program.router import route_by_rule
+from filingqa.program.router import fixed_router, route_by_rule
 from filingqa.program.search_handle import SearchHandle
 from filingqa.program.trace import Step
 from filingqa.retrieval import Passage
@@ -131,15 +132,16 @@ def build_mode(name: str, corpus: OpenCorpus | None = None, artifact: Path | Non
 
 def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
     """The compiled program in ``artifact``: its prompts and demos, with its trained router
-    (as :func:`filingqa.load` returns it) or with the rule router the uncompiled program
-    uses, so that the two settings differ by the router alone.
+    (as :func:`filingqa.load` returns it) or with none, every question taking the full loop,
+    so that the two settings differ by the router alone and the second shows what routing
+    saves (what the compile's router report calls ``always_full`` and ``routed``).
 
     Raises:
         ValueError: ``trained_router`` and the artifact has no router.
     """
     qa = read_program(artifact)
     if not trained_router:
-        qa.router = route_by_rule
+        qa.router = fixed_router(True, "compiled, no router")
     elif qa.router is route_by_rule:
         raise ValueError(f"{artifact} has no trained router: recompile it")
     return qa

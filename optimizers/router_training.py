@@ -26,7 +26,7 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.lightgbm_router import LightGBMRouter
-from filingqa.program.router import RoutingDecision, route_by_rule
+from filingqa.program.router import fixed_router
 from filingqa.program.router_features import FEATURE_NAMES, extract
 
 if TYPE_CHECKING:
@@ -106,21 +106,6 @@ class RouterReport(BaseModel):
     feature_gain: dict[str, float]
 
 
-def forced_router(full_loop: bool):
-    """A router that always (or never) takes the full loop; the path stays the rule's."""
-
-    def route(question: str) -> RoutingDecision:
-        rule = route_by_rule(question)
-        return RoutingDecision(
-            path=rule.path,
-            full_loop=full_loop,
-            source="rule",
-            reason=f"calibration: {'full loop' if full_loop else 'single pass'} forced",
-        )
-
-    return route
-
-
 def label_questions(
     records: Sequence[QARecord],
     program_state: dict[str, Any],
@@ -133,7 +118,7 @@ def label_questions(
     rows are checkpointed in ``out_dir`` (``single.jsonl``, ``full.jsonl``)."""
     runs: dict[str, list[Row]] = {}
     for name, full_loop in (("single", False), ("full", True)):
-        qa = FinancialQA(router=forced_router(full_loop), detect_ambiguity=False)
+        qa = FinancialQA(router=fixed_router(full_loop, "calibration"), detect_ambiguity=False)
         qa.load_state(program_state)
         runs[name] = run_mode(
             records,

@@ -1,12 +1,14 @@
 """The router: which path a question takes (PoT or CoT) and whether it needs the full loop.
 
 Until ``filingqa compile`` trains the LightGBM router, :func:`route_by_rule` stands in;
-every decision says which of the two made it.
+:func:`fixed_router` sends every question the same way (the router's calibration runs, and a
+compiled program measured without any router). Every decision says who made it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
@@ -34,7 +36,7 @@ class RoutingDecision(BaseModel):
 
     path: Literal["pot", "cot"]
     full_loop: bool
-    source: Literal["rule", "lightgbm"]
+    source: Literal["rule", "lightgbm", "fixed"]
     reason: str
 
 
@@ -55,3 +57,18 @@ def route_by_rule(question: str) -> RoutingDecision:
         f"{', comparison or several periods' if full_loop else ''}"
     )
     return RoutingDecision(path=path, full_loop=full_loop, source="rule", reason=reason)
+
+
+def fixed_router(full_loop: bool, why: str) -> Callable[[str], RoutingDecision]:
+    """A router that always (or never) takes the full loop, saying ``why``; the path (PoT or
+    CoT) stays the rule's."""
+
+    def route(question: str) -> RoutingDecision:
+        return RoutingDecision(
+            path=route_by_rule(question).path,
+            full_loop=full_loop,
+            source="fixed",
+            reason=f"{why}: {'full loop' if full_loop else 'single pass'} for every question",
+        )
+
+    return route

@@ -9,7 +9,6 @@ from filingqa.datasets.records import Context, Evidence, Page, QARecord
 from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.program.lightgbm_router import LightGBMRouter
-from filingqa.program.router import route_by_rule
 from filingqa.retrieval.rerank import Reranker
 
 from .fakes import CASH_FLOW, PROGRAM_REPLIES, QUESTION, ListSearch, chat, fenced
@@ -122,23 +121,37 @@ class RerankableSearch(ListSearch):
         return self
 
 
-def test_compiled_runs_the_artifacts_prompts_and_reranker_with_the_rule_router(
+# The same question through the full loop: the decomposition after the ambiguity check, the
+# verdict after the program.
+FULL_LOOP_REPLIES = [
+    PROGRAM_REPLIES[0],
+    chat(steps=[{"question": "free cash flow 2024", "kind": "computation"}]),
+    *PROGRAM_REPLIES[1:],
+    chat(reasons=["inputs match the cash flow table"], missing="", verdict="ACCEPT"),
+]
+
+
+def test_compiled_runs_the_artifacts_prompts_and_reranker_through_the_full_loop(
     scripted_lm,
 ) -> None:
     full = RerankableSearch()
-    lm = scripted_lm(PROGRAM_REPLIES)
+    lm = scripted_lm(FULL_LOOP_REPLIES)
     with dspy.context(lm=lm):
         answer = build_mode("compiled", corpus(full), ARTIFACT)(RECORD)
-    assert answer.answer == "399.8 million"
+    assert answer.answer == "399.8 million" and answer.outcome == "answered"
     assert isinstance(full.reranker, Reranker)  # the artifact's, not the index default
+    route = next(step for step in answer.steps if step.name == "route")
+    assert "compiled, no router: full loop for every question" in route.note
+    assert [step.name for step in answer.steps if step.lm_calls][-1] == "verify 1"
+    write = len(FULL_LOOP_REPLIES) - 2
     demo = compiled(ARTIFACT, trained_router=False).pot.write.demos[0]
-    assert demo["question"] in lm.engine.prompt_text(len(PROGRAM_REPLIES) - 1)
-    assert not any(demo["question"] in lm.engine.prompt_text(i) for i in range(3))
+    assert demo["question"] in lm.engine.prompt_text(write)
+    assert not any(demo["question"] in lm.engine.prompt_text(i) for i in range(write))
 
 
 def test_compiled_and_compiled_with_router_differ_by_the_router_alone() -> None:
-    rule = compiled(ARTIFACT, trained_router=False)
+    unrouted = compiled(ARTIFACT, trained_router=False)
     trained = compiled(ARTIFACT, trained_router=True)
-    assert rule.router is route_by_rule
+    assert unrouted.router("What was revenue in 2024?").full_loop
     assert isinstance(trained.router, LightGBMRouter)
-    assert rule.dump_state() == trained.dump_state()
+    assert unrouted.dump_state() == trained.dump_state()

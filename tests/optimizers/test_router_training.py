@@ -6,7 +6,6 @@ import pytest
 from filingqa.optimizers.router_training import (
     RouterLabel,
     fold_of,
-    forced_router,
     train_router,
 )
 from filingqa.program.lightgbm_router import META_FILE, LightGBMRouter
@@ -81,7 +80,3 @@ def test_folds_are_balanced_and_seeded() -> None:
     assert folds == fold_of(12, 5, seed=0) != fold_of(12, 5, seed=1)
 
 
-def test_forced_router_keeps_the_rule_path() -> None:
-    decision = forced_router(True)("Why did margins fall?")
-    assert (decision.path, decision.full_loop, decision.source) == ("cot", True, "rule")
-    assert "calibration" in decision.reason

@@ -1,6 +1,6 @@
 import pytest
 
-from filingqa.program.router import route_by_rule
+from filingqa.program.router import fixed_router, route_by_rule
 
 
 @pytest.mark.parametrize(
@@ -20,3 +20,15 @@ def test_rule_routes(question: str, path: str, full_loop: bool) -> None:
     assert (decision.path, decision.full_loop) == (path, full_loop)
     assert decision.source == "rule"
     assert decision.reason.startswith("rule:")
+
+
+@pytest.mark.parametrize("full_loop", [True, False])
+def test_a_fixed_router_sends_every_question_one_way_on_the_rule_path(full_loop: bool) -> None:
+    route = fixed_router(full_loop, "calibration")
+    textual, figure = route("Why did margins fall?"), route("What was 2024 revenue?")
+    assert (textual.path, figure.path) == ("cot", "pot")
+    assert textual.full_loop is figure.full_loop is full_loop
+    assert textual.source == "fixed"
+    assert textual.reason == (
+        f"calibration: {'full loop' if full_loop else 'single pass'} for every question"
+    )
