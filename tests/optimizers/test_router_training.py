@@ -78,5 +78,3 @@ def test_folds_are_balanced_and_seeded() -> None:
     folds = fold_of(12, 5, seed=0)
     assert sorted(folds.count(f) for f in range(5)) == [2, 2, 2, 3, 3]
     assert folds == fold_of(12, 5, seed=0) != fold_of(12, 5, seed=1)
-
-
