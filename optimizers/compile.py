@@ -198,7 +198,9 @@ def run_compile(
     say(
         f"    router: CV accuracy {router.cv_accuracy:.1%} "
         f"(majority {router.majority_accuracy:.1%}), "
-        f"call savings {router.call_savings:.1%} vs always full loop"
+        f"call savings {router.call_savings:.1%} vs always full loop, accuracy "
+        f"{router.routed.accuracy:.1%} vs {router.always_full.accuracy:.1%} "
+        f"(threshold {router.threshold:.3g})"
     )
     reranker = None if request.skip_retriever else _reranker(out, data_dir, say)
     router_rows = read_rows(out / ROUTER_DIR / "single.jsonl")

@@ -5,6 +5,9 @@ once in a single pass and once with the full loop (ambiguity detection off in bo
 not what the router decides). The label is whether the full loop scored higher under the
 strict judge. Both runs are rows in ``single.jsonl`` / ``full.jsonl`` (written by
 :func:`filingqa.evaluation.runner.run_mode`, so an interrupted labelling resumes).
+The decision threshold is chosen on the cross-validated probabilities: the one that saves
+the most LM calls while routed accuracy stays within ``max_accuracy_loss`` of sending every
+question through the full loop (always feasible: threshold 0 routes them all there).
 The report gives cross-validated accuracy and what routing saves: accuracy and LM calls
 per question when every question takes the full loop, none does, or the router decides.
 """
@@ -54,7 +57,8 @@ class RouterLabel(BaseModel):
 
 
 class RouterParams(BaseModel):
-    """LightGBM settings for a few dozen labelled questions (deterministic)."""
+    """LightGBM settings for a few dozen labelled questions (deterministic), and how much
+    accuracy the threshold may give up for fewer LM calls."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,7 +66,7 @@ class RouterParams(BaseModel):
     learning_rate: float = 0.1
     num_leaves: int = 4
     min_data_in_leaf: int = 3
-    threshold: float = 0.5
+    max_accuracy_loss: float = 0.02
     seed: int = 0
 
     def lightgbm(self) -> dict[str, Any]:
@@ -102,6 +106,7 @@ class RouterReport(BaseModel):
     always_full: Policy
     routed: Policy
     call_savings: float
+    threshold: float
     params: RouterParams
     feature_gain: dict[str, float]
 
@@ -164,15 +169,32 @@ def fold_of(n: int, folds: int, seed: int) -> list[int]:
 def cross_predict(
     features: np.ndarray, labels: np.ndarray, params: RouterParams, folds: int
 ) -> np.ndarray:
-    """Each question's full-loop decision by a model that did not see it."""
+    """Each question's probability that the full loop helps, by a model that did not see it
+    (0 when a fold leaves nothing to train on)."""
     assignment = np.asarray(fold_of(len(labels), folds, params.seed))
-    decisions = np.zeros(len(labels), dtype=bool)
+    chances = np.zeros(len(labels))
     for fold in range(folds):
         held = assignment == fold
         if held.any() and (~held).any():
-            model = fit(features[~held], labels[~held], params)
-            decisions[held] = model.predict(features[held]) >= params.threshold
-    return decisions
+            chances[held] = fit(features[~held], labels[~held], params).predict(features[held])
+    return chances
+
+
+def choose_threshold(
+    labels: Sequence[RouterLabel], chances: np.ndarray, max_accuracy_loss: float
+) -> float:
+    """The threshold on ``chances`` with the fewest LM calls whose routed accuracy is within
+    ``max_accuracy_loss`` of the full loop's (ties: the more accurate, then the nearer 0.5).
+    Candidates: 0.5, each probability, and just above the highest (every question single)."""
+    floor = _policy(labels, [True] * len(labels)).accuracy - max_accuracy_loss - 1e-9
+    candidates = {0.5, *map(float, chances), float(chances.max(initial=0.0)) + 1e-6}
+
+    def cost(threshold: float) -> tuple[float, float, float]:
+        policy = _policy(labels, (chances >= threshold).tolist())
+        return policy.lm_calls, -policy.accuracy, abs(threshold - 0.5)
+
+    allowed = [t for t in candidates if _policy(labels, (chances >= t).tolist()).accuracy >= floor]
+    return min(allowed, key=cost)
 
 
 def _policy(labels: Sequence[RouterLabel], full: Sequence[bool]) -> Policy:
@@ -197,9 +219,11 @@ def train_router(
         raise ValueError(f"router training needs at least {max(folds, 2)} labelled questions")
     features = np.asarray([extract(x.question).vector() for x in labels])
     target = np.asarray([float(x.full_loop_helps) for x in labels])
-    decisions = cross_predict(features, target, params, folds)
+    chances = cross_predict(features, target, params, folds)
+    threshold = choose_threshold(labels, chances, params.max_accuracy_loss)
+    decisions = chances >= threshold
     booster = fit(features, target, params)
-    LightGBMRouter(booster, params.threshold).save(out_dir)
+    LightGBMRouter(booster, threshold).save(out_dir)
     always_full = _policy(labels, [True] * len(labels))
     routed = _policy(labels, decisions.tolist())
     gains = booster.feature_importance(importance_type="gain")
@@ -214,6 +238,7 @@ def train_router(
         always_full=always_full,
         routed=routed,
         call_savings=1 - routed.lm_calls / always_full.lm_calls if always_full.lm_calls else 0.0,
+        threshold=threshold,
         params=params,
         feature_gain={n: round(float(g), 3) for n, g in zip(FEATURE_NAMES, gains, strict=True)},
     )

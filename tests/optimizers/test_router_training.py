@@ -1,10 +1,12 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from filingqa.optimizers.router_training import (
     RouterLabel,
+    choose_threshold,
     fold_of,
     train_router,
 )
@@ -50,6 +52,7 @@ def test_training_learns_when_the_full_loop_helps(tmp_path: Path) -> None:
     assert report.always_single.accuracy == 0.5
     # lookups skip the loop: 2 of 3 calls saved on half the questions → 1 - 2.5/3
     assert report.call_savings == pytest.approx(1 - 2.5 / 3, abs=0.05)
+    assert 0 < report.threshold < 1
     assert json.loads((tmp_path / "training.json").read_text())["questions"] == 40
     router = LightGBMRouter.load(tmp_path)
     loop = router("What was the percentage change in net sales from 2019 to 2021?")
@@ -78,3 +81,20 @@ def test_folds_are_balanced_and_seeded() -> None:
     folds = fold_of(12, 5, seed=0)
     assert sorted(folds.count(f) for f in range(5)) == [2, 2, 2, 3, 3]
     assert folds == fold_of(12, 5, seed=0) != fold_of(12, 5, seed=1)
+
+
+def test_the_threshold_saves_the_most_calls_within_the_accuracy_allowance() -> None:
+    labels = synthetic_labels(10)  # odd ids: the full loop turns 0 into 1
+    helps = np.asarray([0.9 if i % 2 else 0.1 for i in range(10)])
+    # 2 points allowed: every helped question must keep the loop, the rest go single
+    assert choose_threshold(labels, helps, 0.02) == 0.5
+    # everything allowed: no question takes the loop
+    assert choose_threshold(labels, helps, 1.0) > 0.9
+    # a model that cannot tell them apart: the loop for all (0.5 would lose 50 points)
+    assert choose_threshold(labels, np.full(10, 0.3), 0.02) == pytest.approx(0.3)
+
+
+def test_when_the_loop_never_helps_every_question_goes_single() -> None:
+    labels = [x.model_copy(update={"single_score": 1}) for x in synthetic_labels(10)]
+    threshold = choose_threshold(labels, np.linspace(0.0, 0.2, 10), 0.02)
+    assert threshold > 0.2
