@@ -135,6 +135,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         calibration=len(calibration),
         local=is_embedded(request.lm),
         reranker=not request.skip_retriever,
+        calibration_is_dev=not request.calibration,
     )
     return CompilePlan(
         request=request, train=train, dev=dev, calibration=calibration, estimate=cost

@@ -136,7 +136,10 @@ def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
 def test_default_local_preset_fits_two_hours() -> None:
     settings = preset("bootstrap-rs", "light", local=True)
     assert settings.dev == ["tatqa:dev:20", "finqa:dev_sample200:20"]  # not TAT-QA alone
-    cost = estimate(settings, train=24, dev=40, calibration=40, local=True)
+    cost = estimate(settings, train=24, dev=40, calibration=40, local=True, calibration_is_dev=True)
+    apart = estimate(settings, train=24, dev=40, calibration=40, local=True)
+    assert cost.calls["router labels"] == 200  # the full loop; the single pass is cached
+    assert apart.calls["router labels"] == 246
     assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
     assert 60 < cost.minutes < 120
     assert "LM calls" in cost.describe() and "12 s per call" in cost.describe()
