@@ -7,8 +7,7 @@ open corpus, the top k of plain hybrid search; ``naive-rag`` is ``cot`` over tha
 passages, or with the full search pipeline as its handle; ``compiled`` runs a compiled
 artifact's program without a router (every question takes the full loop),
 ``compiled+router`` with the artifact's trained router (and, over a corpus, both rerank
-with the artifact's reranker). Every setting
-answers with the same LM (``dspy.settings.lm``).
+with the artifact's reranker). Every setting answers with the same LM (``dspy.settings.lm``).
 """
 
 from __future__ import annotations
