@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from filingqa.metrics.category import AnswerCategory
-from filingqa.metrics.numeric import POLAR_WORDS
+from filingqa.metrics.numeric import BOOLEAN_POLARITY, POLAR_WORDS
 from filingqa.metrics.verdict import Verdict
 
 ARTICLES = frozenset({"a", "an", "the"})
@@ -30,7 +30,8 @@ def exact_verdict(gold: str, prediction: str, category: AnswerCategory) -> Verdi
     """1 when the normalized gold equals or occurs in the prediction, else 0.
 
     For a yes/no gold with more than its polarity, a prediction agreeing on the polarity
-    alone gets 0.5: the supporting detail cannot be checked without an LLM.
+    alone (an opening "True"/"False" read as yes/no) gets 0.5: the supporting detail cannot
+    be checked without an LLM.
     """
     gold_tokens, pred_tokens = normalize_tokens(gold), normalize_tokens(prediction)
     if not gold_tokens:
@@ -40,7 +41,8 @@ def exact_verdict(gold: str, prediction: str, category: AnswerCategory) -> Verdi
             score=1, reason="no LLM: normalized gold found in the prediction", stage="exact"
         )
     polarity = gold_tokens[0]
-    if category == "yes_no" and polarity in POLAR_WORDS and pred_tokens[:1] == [polarity]:
+    said = [BOOLEAN_POLARITY.get(token, token) for token in pred_tokens[:1]]
+    if category == "yes_no" and polarity in POLAR_WORDS and said == [polarity]:
         reason = f"no LLM: polarity '{polarity}' agrees; the supporting detail is unchecked"
         return Verdict(score=0.5, reason=reason, stage="exact")
     return Verdict(

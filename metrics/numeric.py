@@ -37,6 +37,8 @@ MAX_EXTRA_WORDS = 4
 UNIT_SHIFTS = (1e3, 1e-3)
 
 POLAR_WORDS = frozenset({"yes", "no"})
+BOOLEAN_POLARITY = {"true": "yes", "false": "no"}
+"""A yes/no answer given as a program's bool printed as it is ("False") says no."""
 DIRECTIONAL_WORDS = frozenset(
     {
         "increase",
@@ -84,6 +86,12 @@ _WORD = re.compile(r"[^\W\d_]+")
 def words(text: str) -> list[str]:
     """The lower-cased alphabetic words of ``text``."""
     return [word.lower() for word in _WORD.findall(text)]
+
+
+def answer_words(text: str) -> list[str]:
+    """:func:`words` of an answer, an opening true/false read as yes/no."""
+    found = words(text)
+    return [BOOLEAN_POLARITY.get(found[0], found[0]), *found[1:]] if found else found
 
 
 def is_gated_text(text: str) -> bool:

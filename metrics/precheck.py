@@ -10,7 +10,8 @@ CAPEX …"). So before any LLM sees them, these answers score 0:
   determined"; a year such as the question's "July 2022" is no figure) when the gold is
   not itself a refusal;
 - for a yes/no gold, an answer that opens with the opposite word, or a short answer that
-  says neither yes nor no nor a direction ("3M" for "No, the company …");
+  says neither yes nor no nor a direction ("3M" for "No, the company …"); an opening
+  "True"/"False" (a program's bool) counts as yes/no;
 - a bare figure that equals none of the gold's figures, nor a difference, ratio or
   relative change of two of them, at any scale ("112" for "restructuring costs in FY2022
   amounted to $411 million"; "3.0%" for "from 24.6% in FY2021 to 21.6%" passes on).
@@ -23,7 +24,13 @@ from itertools import permutations
 
 from filingqa.metrics.category import AnswerCategory
 from filingqa.metrics.numbers import ParsedNumber, extract_numbers
-from filingqa.metrics.numeric import DIRECTIONAL_WORDS, POLAR_WORDS, within_tolerance, words
+from filingqa.metrics.numeric import (
+    DIRECTIONAL_WORDS,
+    POLAR_WORDS,
+    answer_words,
+    within_tolerance,
+    words,
+)
 from filingqa.metrics.verdict import Verdict
 from filingqa.program.refusal import is_refusal
 
@@ -43,7 +50,7 @@ SHIFTS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 100.0, 0.01)
 
 def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | None:
     """A 0 verdict when ``prediction`` is plainly wrong in one of the ways above, else None."""
-    found = words(prediction)
+    found = answer_words(prediction)
     if not prediction.strip():
         return _wrong("the answer is empty")
     if _refuses(prediction) and not is_refusal(gold):

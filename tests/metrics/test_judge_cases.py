@@ -110,6 +110,7 @@ GATED_CASES: list[tuple[str, str, str | None, float]] = [
     ("It increased", "increased", None, 1),
     ("decreased", "increased", None, 0),
     ("Yes", "Yes, one customer accounted for 16% of net revenue", None, 0.5),
+    ("False", "No, gross margin declined by 0.8%", None, 0.5),  # a program's bool
     ("1.7%", "decreased by 1.7%", None, 0),
     ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
     ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
@@ -143,6 +144,7 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
         None,
     ),
     ("Yes", "No. The quick ratio was 0.54 for Verizon.", None),
+    ("False", "Yes, one customer accounted for 16% of net revenue", None),  # a bool says no
     ("No, it does not.", "Yes, one customer accounted for 16% of net revenue", None),
     ("3M", "No, the company is managing its CAPEX efficiently", None),
     ("1.48", "Yes. The quick ratio is 1.57", "yes_no"),
@@ -168,6 +170,7 @@ def test_plainly_wrong_answers_are_zero_without_asking_the_lm(
         ("not stated in the evidence", "The information is not disclosed."),  # gold refuses
         ("Revenue grew 4%; the segment split is not disclosed in the filing.", "Yes"),
         ("It improved from 0.67 to 0.82", "Yes, it improved"),  # a direction, no yes
+        ("False", "No. For AMCOR there has been a slight decline in gross margins by 0.8%."),
         ("411", "Restructuring costs in FY2022 amounted to $411 million."),  # the gold's figure
         ("$4.2 billion", "Pepsico may borrow up to $4,200 million under the agreement"),
         ("Costs were 112 million, up on the plan", "Costs amounted to $411 million."),  # prose
@@ -176,7 +179,8 @@ def test_plainly_wrong_answers_are_zero_without_asking_the_lm(
     ],
 )
 def test_answers_the_precheck_cannot_decide_go_on_to_the_judge(prediction: str, gold: str) -> None:
-    assert precheck(gold, prediction, "yes_no" if gold.startswith("Yes") else "span") is None
+    category = "yes_no" if gold.startswith(("Yes", "No")) else "span"
+    assert precheck(gold, prediction, category) is None
 
 
 def test_there_are_at_least_sixty_hand_written_cases() -> None:
