@@ -7,8 +7,9 @@ Rules:
   word (``increased``, ``improved``, ...). Other golds are not decided here (``None``).
 * The prediction's answer is its first or its last number (years aside, unless the gold
   is a year): answers either lead with the result or conclude with it after the working.
-* A candidate passes when it is within ±2% of the gold, or when rounding it to the gold's
-  precision as written gives the gold (``0.01425`` vs ``0.01``); the sign always counts.
+* A candidate passes when it is within ±2% of the gold, or when rounding it (half away
+  from zero) to the gold's precision as written gives the gold (``0.01425`` vs ``0.01``);
+  a gold of exactly 0 must be met exactly; the sign always counts.
   A year gold (``2019``) must match exactly; a unit-shifted reading only by the ±2% band.
 * Scales: both scales stated (scale word or the record's scale) compare in base units;
   a missing scale is taken to be the other side's, and for a number read in such an
@@ -21,6 +22,7 @@ Rules:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -208,13 +210,19 @@ def within_tolerance(
 ) -> bool:
     """Within ±2% of ``target`` (if ``relative``), or equal to it at ``decimals`` places.
 
-    The rounding test (if ``rounding``) accepts up to half a unit in the gold's last place.
+    The rounding test (if ``rounding``) rounds half away from zero: ``24.255`` gives a gold
+    ``24.26``, ``24.265`` does not, nor does ``0.5`` give ``0``. A gold of exactly 0 (none,
+    no change) takes no rounding: ``0.4`` is not ``0``.
     """
     gap = abs(value - target)
     if relative and gap <= RELATIVE_TOLERANCE * abs(target):
         return True
+    if not rounding or target == 0:
+        return gap <= 1e-9
     half_unit = 0.5 * 10.0 ** -min(decimals, 15)
-    return rounding and gap <= half_unit * (1 + 1e-9)
+    if math.isclose(gap, half_unit, rel_tol=1e-9):
+        return abs(value) < abs(target)  # the half rounds away from zero, onto the gold
+    return gap < half_unit
 
 
 def _candidates(prediction: str, gold: ParsedNumber) -> list[ParsedNumber]:

@@ -73,6 +73,11 @@ NUMERIC_CASES: list[tuple[str, str, dict[str, Any], float]] = [
     ("$0.41", "$0.40", {}, 0),
     ("0", "0", {}, 1),
     ("0.6", "0", {}, 0),
+    ("0.5", "0", {}, 0),  # FinanceBench: "restructuring costs … if none, state 0"
+    ("0.4", "0", {}, 0),  # a gold of 0 is met exactly
+    ("2.35", "2.4", {}, 1),  # half a unit rounds away from zero: onto the gold
+    ("2.45", "2.4", {}, 0),  # … or off it
+    ("1.5", "1", {}, 0),
     ("1,600", "2", {}, 0),
     ("12,5 %", "12.5%", {}, 1),
     ("9.5x", "9.5", {}, 1),
