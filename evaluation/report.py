@@ -1,7 +1,8 @@
 """A self-contained HTML report of a ``filingqa eval`` run (inline SVG, no assets).
 
-Reads ``results.json`` and the ``<setting>.jsonl`` rows next to it; shows accuracy by answer
-type, accuracy against LM calls per setting, failure classes
+Reads ``results.json`` and the ``<setting>.jsonl`` rows next to it; shows each setting's
+accuracy (and the official dataset metrics), cost and gold-page hit rate, accuracy by answer
+type and by question type, accuracy against LM calls per setting, failure classes
 (:mod:`~filingqa.evaluation.failure_classes`) per setting, and every question's trace in
 click-to-open ``<details>`` elements.
 """
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from filingqa.evaluation.failure_classes import CLASS_NAMES, FailureClass, classify
 from filingqa.evaluation.runner import Row, read_rows
+from filingqa.evaluation.summary import Summary, format_official
 from filingqa.evaluation.svg_charts import grouped_bars, scatter
 
 _STYLE = """
@@ -25,7 +27,8 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-
 th:first-child,td:first-child,td.text{text-align:left}details{margin:2px 0}
 summary{cursor:pointer}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}
 .ok{color:#2a7a2a}.bad{color:#b22}.half{color:#b80}dl{margin:4px 0 8px 1.5em}
-dt{font-weight:bold;float:left;clear:left;width:9em}dd{margin-left:10em}
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}
+dd{margin:0}
 """
 
 
@@ -52,8 +55,9 @@ def write_html_report(
     rows = load_rows(results_json)
     sections = [
         _header(results),
-        _summary_table(results.get("summaries", {})),
-        _section("Accuracy by answer type", _by_category(rows)),
+        _section("Settings", _summary_table(results.get("summaries", {}))),
+        _section("Accuracy by answer type", _by_category(rows, lambda row: row.answer_type)),
+        _section("Accuracy by question type", _by_category(rows, lambda row: row.question_type)),
         _section("Accuracy vs LM calls per question", _accuracy_vs_calls(results)),
         _section("Failure classes", _failures(rows, manual or {})),
         _section("Questions", _traces(rows, manual or {})),
@@ -94,30 +98,44 @@ def _question_seconds(results: dict[str, Any]) -> float:
 
 
 def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:
-    head = "<tr><th>setting</th><th>n</th><th>accuracy</th><th>LM calls/q</th>"
-    head += "<th>tokens/q</th><th>s/q</th><th>cached calls</th><th>errors</th></tr>"
-    body = "".join(
-        f"<tr><td>{escape(name)}</td><td>{s.get('questions', 0)}</td>"
-        f"<td>{s.get('accuracy', 0):.1%}</td><td>{s.get('lm_calls', 0):.2f}</td>"
-        f"<td>{s.get('tokens', 0):.0f}</td><td>{s.get('seconds', 0):.1f}</td>"
-        f"<td>{s.get('cached_calls', 0)}</td><td>{s.get('errors', 0)}</td></tr>"
-        for name, s in summaries.items()
-    )
+    columns = ["setting", "n", "accuracy", "official", "LM calls/q", "tokens/q", "s/q"]
+    columns += ["gold hit", "cached calls", "errors"]
+    head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
+    body = "".join(_summary_line(name, Summary.model_validate(s)) for name, s in summaries.items())
     return f"<table>{head}{body}</table>"
 
 
-def _by_category(rows: dict[str, list[Row]]) -> str:
+def _summary_line(name: str, s: Summary) -> str:
+    hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
+    cells = [
+        name,
+        str(s.questions),
+        f"{s.accuracy:.1%}",
+        format_official(s.official) or "-",
+        f"{s.lm_calls:.2f}",
+        f"{s.tokens:.0f}",
+        f"{s.seconds:.1f}",
+        hit,
+        str(s.cached_calls),
+        str(s.errors),
+    ]
+    return "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>"
+
+
+def _by_category(rows: dict[str, list[Row]], category: Callable[[Row], str]) -> str:
+    """Grouped accuracy bars per ``category`` of the rows (rows without one left out)."""
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for setting, setting_rows in rows.items():
         for row in setting_rows:
-            scores[row.answer_type][setting].append(row.score)
+            if category(row):
+                scores[category(row)][setting].append(row.score)
     groups = {
         f"{kind} (n={max(len(v) for v in by_setting.values())})": {
             setting: sum(values) / len(values) for setting, values in by_setting.items()
         }
         for kind, by_setting in sorted(scores.items())
     }
-    return grouped_bars(groups, maximum=1.0, percent=True) if groups else "<p>no rows</p>"
+    return grouped_bars(groups, maximum=1.0, percent=True) if groups else "<p>not labelled</p>"
 
 
 def _accuracy_vs_calls(results: dict[str, Any]) -> str:
@@ -166,6 +184,8 @@ def _trace(row: Row, manual: Mapping[str, FailureClass]) -> str:
         "answer": row.answer,
         "outcome": row.outcome,
         "judge": f"{row.score:g} ({row.judge_stage}): {row.judge_reason}",
+        "official": format_official(row.official),
+        "type": ", ".join(t for t in (row.answer_type, row.question_type) if t),
         "failure": f"{failure.label} {failure.name}: {failure.why}" if failure else "",
         "cost": f"{row.lm_calls} LM calls ({row.cached_calls} cached), {row.tokens} tokens, "
         f"{row.seconds:.1f} s",

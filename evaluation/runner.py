@@ -1,7 +1,8 @@
 """Run one setting over records: judged rows appended to a JSONL file as they finish, so an
 interrupted run resumes where it stopped (rows already written are not run again). Rows
 graded by exact match because no judge LM was given are graded again, answers unchanged,
-when a later run has one; ``regrade`` grades every written row again."""
+when a later run has one; ``regrade`` grades every written row again. Every written row's
+official metrics and question type are brought up to date (no LM needed)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from pathlib import Path
+from typing import Any
 
 import dspy
 from dspy.utils.callback import BaseCallback
@@ -21,7 +23,9 @@ from tqdm import tqdm
 
 from filingqa.datasets import QARecord
 from filingqa.evaluation.modes import Mode, ModeAnswer
+from filingqa.evaluation.official import official_scores
 from filingqa.evaluation.open_corpus import PageRef
+from filingqa.evaluation.question_types import question_type
 from filingqa.metrics.judge import StrictJudge, Verdict
 from filingqa.program.trace import Step
 
@@ -35,6 +39,10 @@ class Row(BaseModel):
 
     ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
     page was among the retrieved pages (None: not retrieved, or no gold page known).
+
+    ``official`` holds the dataset's own metric(s) of the answer, by name (empty where the
+    dataset has none; see :mod:`~filingqa.evaluation.official`); ``question_type`` is the
+    dataset's label of the question (:mod:`~filingqa.evaluation.question_types`).
     """
 
     id: str
@@ -57,6 +65,8 @@ class Row(BaseModel):
     retrieved: list[PageRef] | None = None
     gold_retrieved: bool | None = None
     steps: list[Step] = []
+    official: dict[str, float] = {}
+    question_type: str = ""
 
 
 def run_mode(
@@ -165,7 +175,13 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         retrieved=answer.retrieved,
         gold_retrieved=answer.gold_retrieved,
         steps=answer.steps,
+        **_labels(record, answer.answer),
     )
+
+
+def _labels(record: QARecord, answer: str) -> dict[str, Any]:
+    """The row fields read from the record and answer alone: official metrics, question type."""
+    return {"official": official_scores(record, answer), "question_type": question_type(record)}
 
 
 def _regrade(
@@ -178,26 +194,33 @@ def _regrade(
     progress: bool,
 ) -> None:
     """Grade again every written row (``regrade``), or, when the judge has an LM, those
-    graded by exact match or whose judging failed; the answers stay as they were, the file
-    is rewritten once."""
+    graded by exact match or whose judging failed; bring every row's official metrics and
+    question type up to date (no LM). The answers stay as they were; the file is rewritten
+    once, if anything changed."""
     only_unjudged = judge.lm is not None and not regrade
+    written = [r for r in records if r.id in done]
     stale = [
         r
-        for r in records
-        if r.id in done
-        and (regrade or (only_unjudged and done[r.id].judge_stage in ("exact", "failed")))
+        for r in written
+        if regrade or (only_unjudged and done[r.id].judge_stage in ("exact", "failed"))
     ]
+    changed = False
     for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
+        verdict = _verdict(judge, record, done[record.id].answer)
+        graded = {
+            "score": verdict.score,
+            "judge_reason": verdict.reason,
+            "judge_stage": verdict.stage,
+        }
+        done[record.id] = done[record.id].model_copy(update=graded)
+        changed = True
+    for record in written:
         row = done[record.id]
-        verdict = _verdict(judge, record, row.answer)
-        done[record.id] = row.model_copy(
-            update={
-                "score": verdict.score,
-                "judge_reason": verdict.reason,
-                "judge_stage": verdict.stage,
-            }
-        )
-    if stale:
+        labels = _labels(record, row.answer)
+        if any(getattr(row, field) != value for field, value in labels.items()):
+            done[record.id] = row.model_copy(update=labels)
+            changed = True
+    if changed:
         temporary = path.with_suffix(".regraded")
         temporary.write_text("".join(row.model_dump_json() + "\n" for row in done.values()))
         temporary.replace(path)

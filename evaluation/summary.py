@@ -17,6 +17,8 @@ class Summary(BaseModel):
     cache (their tokens and time are not counted: the cost columns are then not a cold run's).
     ``retrieval_hit_rate``: the share of questions with a gold evidence page among the
     retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
+    ``official``: each official dataset metric's mean over the rows that have it (e.g.
+    ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none).
     """
 
     questions: int
@@ -27,8 +29,10 @@ class Summary(BaseModel):
     outcomes: dict[str, int]
     errors: int
     by_answer_type: dict[str, float]
+    by_question_type: dict[str, float] = {}
     cached_calls: int = 0
     retrieval_hit_rate: float | None = None
+    official: dict[str, float] = {}
 
 
 def summarize(rows: list[Row]) -> Summary:
@@ -45,8 +49,11 @@ def summarize(rows: list[Row]) -> Summary:
             by_answer_type={},
         )
     by_type: dict[str, list[float]] = defaultdict(list)
+    by_question: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         by_type[row.answer_type].append(row.score)
+        if row.question_type:
+            by_question[row.question_type].append(row.score)
     hits = [r.gold_retrieved for r in rows if r.gold_retrieved is not None]
     return Summary(
         questions=len(rows),
@@ -57,26 +64,50 @@ def summarize(rows: list[Row]) -> Summary:
         outcomes=dict(Counter(r.outcome for r in rows)),
         errors=sum(r.error is not None for r in rows),
         by_answer_type={t: statistics.mean(s) for t, s in sorted(by_type.items())},
+        by_question_type={t: statistics.mean(s) for t, s in sorted(by_question.items())},
         cached_calls=sum(r.cached_calls for r in rows),
         retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
+        official=_official_means(rows),
     )
+
+
+def _official_means(rows: list[Row]) -> dict[str, float]:
+    by_metric: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        for metric, score in row.official.items():
+            by_metric[metric].append(score)
+    return {metric: statistics.mean(scores) for metric, scores in sorted(by_metric.items())}
+
+
+OFFICIAL_NAMES = {"tatqa_em": "EM", "tatqa_f1": "F1", "finqa_exe": "exe acc"}
+"""Short column labels of the official metrics."""
+
+
+def format_official(official: dict[str, float]) -> str:
+    """Official metric means as ``EM 68.0% F1 70.1%`` (empty for none)."""
+    return " ".join(f"{OFFICIAL_NAMES.get(k, k)} {v:.1%}" for k, v in official.items())
 
 
 def format_table(summaries: dict[str, Summary]) -> str:
     """One line per setting: accuracy, LM calls, tokens and seconds per question, the
-    gold-page retrieval hit rate (``-`` where unknown) and the outcome counts (how many
-    answers were verified, unverified, refused, or ended in an error); then a warning for
-    each setting some of whose calls came from the response cache."""
+    gold-page retrieval hit rate (``-`` where unknown), the official dataset metrics when
+    the dataset has any, and the outcome counts (how many answers were verified,
+    unverified, refused, or ended in an error); then a warning for each setting some of
+    whose calls came from the response cache."""
+    official = {name: format_official(s.official) for name, s in summaries.items()}
+    width = max((len(text) for text in official.values()), default=0)
+    official_head = f"  {'official':<{width}}" if width else ""
     lines = [
         f"{'setting':<18}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
-        f"{'gold hit':>10}  outcomes"
+        f"{'gold hit':>10}{official_head}  outcomes"
     ]
     for name, s in summaries.items():
         hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
+        metrics = f"  {official[name]:<{width}}" if width else ""
         outcomes = ", ".join(f"{kind} {count}" for kind, count in sorted(s.outcomes.items()))
         lines.append(
             f"{name:<18}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
-            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{hit:>10}  {outcomes}"
+            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{hit:>10}{metrics}  {outcomes}"
         )
     lines += [
         f"note: {name}: {s.cached_calls} of its LM calls came from the response cache, so its "

@@ -109,6 +109,12 @@ def _main_numbers(numbers: list[ParsedNumber], keep_years: bool) -> list[ParsedN
     return [number for number in numbers if not number.is_year_like] or numbers
 
 
+def answer_number(text: str) -> ParsedNumber | None:
+    """The first number of an answer, years aside unless it holds only years; None if none."""
+    main = _main_numbers(extract_numbers(text), keep_years=False)
+    return main[0] if main else None
+
+
 def gold_number(gold: str) -> ParsedNumber | None:
     """The gold's number when the gold is number-like (see the gate rule), else None."""
     if not isinstance(gold, str) or is_gated_text(gold):

@@ -55,6 +55,39 @@ def test_summary_and_table() -> None:
     table = format_table({"pot": summary})
     assert "pot" in table and "50.0%" in table and "2.00" in table
     assert table.endswith("answered 3")
+    assert "official" not in table  # the dataset has no official metric
+
+
+def test_official_metrics_and_question_types_are_summarized_over_the_rows_that_have_them() -> None:
+    def row(score: float, official: dict[str, float], kind: str) -> Row:
+        return Row(
+            id=str(score),
+            question="Q",
+            gold="1",
+            answer="1",
+            outcome="answered",
+            score=score,
+            judge_reason="",
+            judge_stage="numeric",
+            answer_type="number",
+            lm_calls=1,
+            tokens=10,
+            seconds=1.0,
+            official=official,
+            question_type=kind,
+        )
+
+    summary = summarize(
+        [
+            row(1, {"tatqa_em": 1.0, "tatqa_f1": 1.0}, "table"),
+            row(1, {"tatqa_em": 0.0, "tatqa_f1": 0.5}, "text"),
+            row(0, {}, ""),
+        ]
+    )
+    assert summary.official == {"tatqa_em": 0.5, "tatqa_f1": 0.75}
+    assert summary.by_question_type == {"table": 1.0, "text": 1.0}
+    header, line = format_table({"program": summary}).splitlines()
+    assert "official" in header and "EM 50.0% F1 75.0%" in line
 
 
 @pytest.mark.data

@@ -24,6 +24,8 @@ def rows(scores: list[float], calls: int, kind: str = "number") -> list[Row]:
             tokens=100,
             seconds=2.0,
             working=f"result = {i} < 3",
+            official={"tatqa_em": score, "tatqa_f1": score},
+            question_type="table" if i < 2 else "text",
         )
         for i, score in enumerate(scores)
     ]
@@ -47,14 +49,19 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     out = write_html_report(write_results(tmp_path), tmp_path / "report" / "index.html")
     html = out.read_text()
     for section in (
+        "settings",
         "accuracy-by-answer-type",
+        "accuracy-by-question-type",
         "accuracy-vs-lm-calls-per-question",
         "failure-classes",
         "questions",
     ):
         assert f'<section id="{section}">' in html
-    assert html.count("<svg") == 3
+    assert html.count("<svg") == 4
     assert "tatqa:dev" in html and "75.0%" in html and "25.0%" in html
+    # the settings table gives the official metric beside the judge's accuracy
+    assert "<td>pot</td><td>4</td><td>75.0%</td><td>EM 75.0% F1 75.0%</td>" in html
+    assert "table (n=2)" in html and "text (n=2)" in html
     # one trace per row, nested under its setting, with the working escaped
     assert html.count("<details>") == 2 + 8
     assert "What was &lt;b&gt;item&lt;/b&gt; 1?" in html and "<b>item</b>" not in html

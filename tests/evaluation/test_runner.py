@@ -264,3 +264,34 @@ def test_a_judge_that_fails_scores_zero_and_the_next_run_grades_the_row_again(
     working = StrictJudge(lm=DummyLM([{"reason": "same cause", "score": "1"}]))
     rows = run_mode([RECORDS[0], text], lambda rec: answer, judge=working, rows_path=path)
     assert [(r.score, r.judge_stage) for r in rows] == [(0.0, "numeric"), (1.0, "llm")]
+
+
+def test_rows_get_official_metrics_and_question_types_also_when_written_before_them(
+    tmp_path: Path,
+) -> None:
+    tatqa = RECORDS[0].model_copy(
+        update={
+            "dataset": "tatqa",
+            "scale": "percent",
+            "meta": {"tatqa_answer_type": "arithmetic", "answer_from": "table"},
+        }
+    )
+    path = tmp_path / "r.jsonl"
+    answer = ModeAnswer(answer="1.0%")
+    rows = run_mode(
+        [tatqa], lambda rec: answer, judge=StrictJudge(), rows_path=path, progress=False
+    )
+    assert rows[0].official == {"tatqa_em": 1.0, "tatqa_f1": 1.0}
+    assert rows[0].question_type == "table"
+    # a row written by an older version has neither field: a resume fills them in, no LM
+    old = json.loads(path.read_text())
+    del old["official"], old["question_type"]
+    path.write_text(json.dumps(old) + "\n")
+
+    def not_again(rec: QARecord) -> ModeAnswer:
+        raise AssertionError("a written row is not answered again")
+
+    run_mode([tatqa], not_again, judge=StrictJudge(), rows_path=path, progress=False)
+    (filled,) = read_rows(path)
+    assert filled.official == {"tatqa_em": 1.0, "tatqa_f1": 1.0}
+    assert filled.question_type == "table"

@@ -10,6 +10,7 @@ from filingqa.metrics.numbers import (
     parse_number,
     scale_multiplier,
 )
+from filingqa.metrics.numeric import answer_number
 
 
 @pytest.mark.parametrize(
@@ -83,3 +84,16 @@ def test_record_scale_and_percent_labels() -> None:
     assert names_percent(None, "percent")
     assert names_percent("%")
     assert not names_percent("million", None)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("In 2019 revenue rose to $4.6 billion, 12% above 2018", 4.6),
+        ("2019", 2019.0),  # only a year: the year is the answer
+        ("not stated", None),
+    ],
+)
+def test_answer_number_is_the_first_number_years_aside(answer: str, expected: float | None) -> None:
+    number = answer_number(answer)
+    assert (number.magnitude if number else None) == expected
