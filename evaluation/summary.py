@@ -17,6 +17,7 @@ class Summary(BaseModel):
     cache (their tokens and time are not counted: the cost columns are then not a cold run's).
     ``retrieval_hit_rate``: the share of questions with a gold evidence page among the
     retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
+    ``by_question_type``: accuracy per dataset question type, over the rows that have one.
     ``official``: each official dataset metric's mean over the rows that have it (e.g.
     ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none).
     """
