@@ -17,6 +17,7 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
+from filingqa.cache import use_fresh_dspy_cache
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.modes import COMPILED_MODES, MODES, RETRIEVED_ONLY, build_mode
 from filingqa.evaluation.open_corpus import (
@@ -41,7 +42,10 @@ class EvalSettings(BaseModel):
 
     ``context`` None means the dataset's default; ``index`` None means the dataset's
     default index directory; ``regrade`` grades the rows already written again;
-    ``program`` is the compiled artifact the ``compiled`` settings run.
+    ``program`` is the compiled artifact the ``compiled`` settings run; ``fresh_cache``
+    starts every setting from an empty in-memory LM cache, so no setting reuses replies
+    from earlier runs or from another setting (two settings can send identical prompts,
+    e.g. a compiled program's first round with and without its router).
     """
 
     dataset: str
@@ -57,6 +61,7 @@ class EvalSettings(BaseModel):
     program: Path | None = None
     out_dir: Path
     json_out: Path | None = None
+    fresh_cache: bool = False
 
 
 class Setting(BaseModel):
@@ -140,6 +145,8 @@ def run_evaluation(
         if corpus is None and _retrieves(plan):
             corpus = stack.enter_context(open_corpus(settings.dataset, settings.index))
         for setting in plan:
+            if settings.fresh_cache:
+                use_fresh_dspy_cache()
             rows = run_mode(
                 records,
                 build_mode(

@@ -172,8 +172,9 @@ def _add_eval(commands) -> None:
     run.add_argument(
         "--fresh-cache",
         action="store_true",
-        help="start from an empty in-memory LM cache, so tokens and seconds are a first run's "
-        "(replies cached by earlier runs are not reused, for the judge neither)",
+        help="start every setting from an empty in-memory LM cache, so tokens and seconds are "
+        "a first run's (replies cached by earlier runs or by another setting are not reused, "
+        "for the judge neither)",
     )
     _add_lm_options(run)
     run.set_defaults(handler=_run_eval)
@@ -316,7 +317,6 @@ def _ask_index(args: argparse.Namespace) -> Path | None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from filingqa.cache import use_fresh_dspy_cache
     from filingqa.evaluation.command import (
         REPORT_FILE,
         EvalSettings,
@@ -345,12 +345,11 @@ def _run_eval(args: argparse.Namespace) -> int:
         index=args.index,
         out_dir=args.out or Path("results") / "eval" / args.dataset.replace(":", "_"),
         json_out=args.json,
+        fresh_cache=args.fresh_cache,
     )
     check_index(settings)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
     judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
-    if args.fresh_cache:
-        use_fresh_dspy_cache()
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
     print(f"{settings.dataset}, lm={settings.lm}, where={settings.where or '-'}")
     print(format_table(summaries))

@@ -141,32 +141,20 @@ def test_eval_option_mistakes_are_one_line_errors(
 
 
 @pytest.mark.parametrize("fresh", [False, True])
-def test_eval_fresh_cache_starts_from_an_empty_memory_cache(
+def test_eval_passes_fresh_cache_to_the_run(
     fresh: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
 ) -> None:
-    import dspy
-
-    before = dspy.cache
-    before.put({"prompt": "from an earlier run"}, "cached reply")
-    assert before.get({"prompt": "from an earlier run"}) == "cached reply"
     seen: list = []
 
-    def run_evaluation(*_, **__) -> dict:
-        seen.append(dspy.cache)
+    def run_evaluation(settings, **__) -> dict:
+        seen.append(settings.fresh_cache)
         return {}
 
     monkeypatch.setattr("filingqa.program.lm.get_lm", lambda spec, **_: spec)
     monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", run_evaluation)
-    monkeypatch.setattr(dspy, "cache", dspy.cache)  # restored after the test
     argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--out", str(tmp_path)]
     assert main([*argv, *(["--fresh-cache"] if fresh else [])]) == 0
-    (during,) = seen
-    if fresh:
-        assert during is not before and not during.enable_disk_cache
-        assert during.enable_memory_cache
-        assert during.get({"prompt": "from an earlier run"}) is None
-    else:
-        assert during is before
+    assert seen == [fresh]
 
 
 def test_eval_context_takes_gold_or_retrieved(capsys) -> None:

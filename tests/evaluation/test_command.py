@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
+from dspy.utils import DummyLM
 
 from filingqa.datasets.records import QARecord
 from filingqa.evaluation.command import (
@@ -149,6 +150,42 @@ def test_run_evaluation_writes_rows_and_results(
     assert len((tmp_path / "out" / "pot.jsonl").read_text().splitlines()) == 2
     report = (tmp_path / "out" / "report.html").read_text()
     assert "Failure classes" in report and "What is the change in Other" in report
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_fresh_cache_gives_every_setting_an_empty_cache(
+    fresh: bool, shared_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dspy
+
+    monkeypatch.setattr(dspy, "cache", dspy.cache)  # restored after the test
+    before = dspy.cache
+    before.put({"prompt": "from an earlier run"}, "cached reply")
+    seen: list = []
+
+    def run_mode(records, mode, **_) -> list[Row]:
+        seen.append(dspy.cache)
+        dspy.cache.put({"prompt": f"setting {len(seen)}"}, "reply")
+        return []
+
+    monkeypatch.setattr("filingqa.evaluation.command.run_mode", run_mode)
+    settings = EvalSettings(
+        dataset="tatqa:dev",
+        modes=["direct", "pot"],
+        lm="scripted",
+        limit=1,
+        out_dir=tmp_path,
+        fresh_cache=fresh,
+    )
+    run_evaluation(settings, lm=DummyLM([]), data_dir=str(shared_data_dir), progress=False)
+    direct, pot = seen
+    if fresh:
+        assert len({id(before), id(direct), id(pot)}) == 3
+        assert not direct.enable_disk_cache and direct.enable_memory_cache
+        assert pot.get({"prompt": "from an earlier run"}) is None
+        assert pot.get({"prompt": "setting 1"}) is None  # nor the setting before
+    else:
+        assert direct is before and pot is before
 
 
 def test_unknown_mode_is_a_clear_error(tmp_path: Path, scripted_lm) -> None:
