@@ -12,7 +12,6 @@ sign or formula). Pure: no I/O, no LM.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 from filingqa.evaluation.runner import Row
 from filingqa.metrics.numbers import extract_numbers
 from filingqa.metrics.numeric import gold_number
+from filingqa.metrics.precheck import refuses
 
 FailureClass = Literal["A", "B", "C", "D", "E", "F"]
 CLASS_NAMES: dict[FailureClass, str] = {
@@ -33,11 +33,6 @@ CLASS_NAMES: dict[FailureClass, str] = {
 }
 NEAR_MISS = 0.05
 _SCALE_SLIPS = (1e-6, 1e-3, 1e-2, 1e2, 1e3, 1e6)
-_REFUSAL = re.compile(
-    r"\b(not (stated|available|provided|given|found|disclosed)|cannot|can't|unable|"
-    r"insufficient|no (data|information))\b",
-    re.IGNORECASE,
-)
 
 
 class Failure(BaseModel):
@@ -88,6 +83,7 @@ def classify(row: Row, manual: Mapping[str, FailureClass] | None = None) -> Fail
     if row.error or row.outcome == "error" or not row.answer.strip():
         detail = row.error or row.note or "empty answer"
         return Failure(label="A", why=f"no usable answer: {detail}")
-    if _REFUSAL.search(row.answer):
-        return Failure(label="A", why="refused although the evidence was given")
+    if row.outcome == "refused" or refuses(row.answer):
+        where = "a gold page was retrieved" if row.gold_retrieved else "the evidence was given"
+        return Failure(label="A", why=f"refused although {where}")
     return _numeric_failure(row) or Failure(label="F", why="a wrong span, label or explanation")

@@ -53,7 +53,7 @@ def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | 
     found = answer_words(prediction)
     if not prediction.strip():
         return _wrong("the answer is empty")
-    if _refuses(prediction) and not is_refusal(gold):
+    if refuses(prediction) and not is_refusal(gold):
         return _wrong("the answer refuses; the gold answers")
     if _figure_off_gold(gold, prediction):
         return _wrong("the answer is a figure the gold does not hold")
@@ -69,7 +69,7 @@ def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | 
     return None
 
 
-def _refuses(prediction: str) -> bool:
+def refuses(prediction: str) -> bool:
     """A short refusal with no figure in it (an answer that gives a figure and notes a
     gap still answers)."""
     short = len(words(prediction)) <= MAX_REFUSAL_WORDS

@@ -32,6 +32,14 @@ def test_correct_answers_have_no_failure() -> None:
         ("", {}, "A", "no usable answer"),
         ("x", {"outcome": "error", "error": "AdapterParseError: no code"}, "A", "AdapterParse"),
         ("The figure is not stated in the filing.", {}, "A", "refused"),
+        # how the 1.5B model words it, and a refused outcome whatever its wording
+        (
+            "The evidence does not provide any information about 3M's capex.",
+            {"gold_retrieved": True},
+            "A",
+            "refused although a gold page was retrieved",
+        ),
+        ("Capex is unclear from these pages.", {"outcome": "refused"}, "A", "refused"),
         ("0.255", {}, "A", "wrong scale"),
         ("Revenue 100, cost 74.5, so 25.5 and then 30", {}, "A", "among other numbers"),
         ("26.3", {}, "B", "within 5%"),
