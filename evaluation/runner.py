@@ -91,7 +91,12 @@ def run_mode(
     _drop_torn_tail(rows_path)
     _regrade(records, done, judge, rows_path, regrade=regrade, progress=progress)
     lock = threading.Lock()
-    bar = tqdm(total=len(records), initial=len(records) - len(todo), disable=not progress)
+    bar = tqdm(
+        total=len(records),
+        initial=len(records) - len(todo),
+        desc=rows_path.stem,  # the setting's label
+        disable=not progress,
+    )
 
     stop = threading.Event()
 
@@ -205,7 +210,8 @@ def _regrade(
         if regrade or (only_unjudged and done[r.id].judge_stage in ("exact", "failed"))
     ]
     changed = False
-    for record in tqdm(stale, desc="grading again with the judge LM", disable=not progress):
+    desc = f"{path.stem}: grading again with the judge LM"
+    for record in tqdm(stale, desc=desc, disable=not progress):
         verdict = _verdict(judge, record, done[record.id].answer)
         graded = {
             "score": verdict.score,

@@ -295,3 +295,9 @@ def test_rows_get_official_metrics_and_question_types_also_when_written_before_t
     (filled,) = read_rows(path)
     assert filled.official == {"tatqa_em": 1.0, "tatqa_f1": 1.0}
     assert filled.question_type == "table"
+
+
+def test_the_progress_bar_names_the_setting(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "naive-rag@retrieved.jsonl"
+    run_mode(RECORDS[:1], echo_mode([]), judge=StrictJudge(), rows_path=path, progress=True)
+    assert "naive-rag@retrieved: 100%" in capsys.readouterr().err
