@@ -5,7 +5,8 @@ naive-RAG answers to FinanceBench dev, the 1.5B backbone as judge gave half cred
 refusals, 2 empty answers and "3M" (for a gold opening "No, the company is managing its
 CAPEX …"). So before any LLM sees them, these answers score 0:
 
-- an empty answer;
+- an empty answer, or the program's failure notice ("no answer (reason 1:
+  truncated_output)", "no answer: its figures are not in the evidence");
 - a short refusal without a figure ("not stated in the evidence", "cannot be
   determined"; a year such as the question's "July 2022" is no figure) when the gold is
   not itself a refusal;
@@ -41,6 +42,9 @@ _NO_INFORMATION = re.compile(
     r"|\bno (relevant |specific )?(information|data|mention|details?)\b",
     re.IGNORECASE,
 )
+# How the program says it has no answer: "no answer (reason 1: truncated_output)",
+# "no answer: its figures are not in the evidence"
+_FAILURE_NOTICE = re.compile(r"\s*no answer\b", re.IGNORECASE)
 MAX_REFUSAL_WORDS = 25  # longer answers that mention a gap may still answer: the LLM decides
 MAX_SILENT_WORDS = 5  # a yes/no answer this short without yes, no or a direction states none
 MAX_FIGURE_WORDS = 2  # besides its numbers, a bare figure has at most a unit or scale word
@@ -53,6 +57,8 @@ def precheck(gold: str, prediction: str, category: AnswerCategory) -> Verdict | 
     found = answer_words(prediction)
     if not prediction.strip():
         return _wrong("the answer is empty")
+    if _FAILURE_NOTICE.match(prediction):
+        return _wrong("the answer is a failure notice, not an answer")
     if refuses(prediction) and not is_refusal(gold):
         return _wrong("the answer refuses; the gold answers")
     if _figure_off_gold(gold, prediction):

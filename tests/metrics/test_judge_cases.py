@@ -156,6 +156,13 @@ PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("It was 25", "24", "explanation"),
     ("112", "Pepsico's restructuring costs in FY2022 amounted to $411 million.", None),
     ("1.16", "The quick ratio has slightly improved from 0.67 times to 0.69 times in 2023", None),
+    # the program's failure notices (the 1.5B judge gave the first 0.5)
+    ("no answer (reason 1: truncated_output)", "Yes, it fell by 1.1%", None),
+    (
+        "no answer: its figures are not in the evidence",
+        "Operating activities brought in the most",
+        None,
+    ),
 ]
 
 
