@@ -26,9 +26,8 @@ body{font-family:sans-serif;margin:2em;max-width:70em;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th:first-child,td:first-child,td.text{text-align:left}details{margin:2px 0}
 summary{cursor:pointer}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}
-.ok{color:#2a7a2a}.bad{color:#b22}.half{color:#b80}dl{margin:4px 0 8px 1.5em}
-dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}
-dd{margin:0}
+.ok{color:#2a7a2a}.bad{color:#b22}.half{color:#b80}dt{font-weight:bold}dd{margin:0}
+dl{margin:4px 0 8px 1.5em;display:grid;grid-template-columns:max-content auto;gap:2px 1em}
 """
 
 
@@ -127,8 +126,8 @@ def _by_category(rows: dict[str, list[Row]], category: Callable[[Row], str]) -> 
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for setting, setting_rows in rows.items():
         for row in setting_rows:
-            if category(row):
-                scores[category(row)][setting].append(row.score)
+            if label := category(row):
+                scores[label][setting].append(row.score)
     groups = {
         f"{kind} (n={max(len(v) for v in by_setting.values())})": {
             setting: sum(values) / len(values) for setting, values in by_setting.items()
