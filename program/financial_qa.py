@@ -73,6 +73,7 @@ SHORT_OUTPUT_TOKENS = 512
 NOT_STATED = "not stated in the evidence"
 WITHHELD = "no answer: its figures are not in the evidence"
 _CURATED, _RETRIEVED, _COMPLEMENTARY, _REFINED, _CARRIED = 1.0, 0.5, 0.75, 0.6, 0.3
+_REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
 
 
 @dataclass(frozen=True)
@@ -295,9 +296,13 @@ class FinancialQA(dspy.Module):
         draft: Draft | None = None
         feedback = ""
         for round_ in range(rounds):
+            previous = draft
             draft = self._reason_step(
                 round_ + 1, route.path, question, buffer, draft, feedback, trace
             )
+            if previous is not None and _repeats(previous, draft):
+                trace.steps.append(Step(name=f"verify {round_ + 1}", note=_REPEAT_NOTE))
+                break  # its verification, and every later round, would resend the same requests
             if route.full_loop and not draft.faults:
                 verdict = attempt(
                     trace,
@@ -565,6 +570,17 @@ class FinancialQA(dspy.Module):
             reason=reason,
             trace=trace,
         )
+
+
+def _repeats(previous: Draft, draft: Draft) -> bool:
+    """Whether a revision gave back the answer and program of the draft it revised, over the
+    same evidence: verifying it would repeat the earlier verdict, and revising it again
+    would repeat the same revision request."""
+    return (
+        draft.answer == previous.answer
+        and draft.program == previous.program
+        and [p.id for p in draft.passages] == [p.id for p in previous.passages]
+    )
 
 
 def _outcome(route: RoutingDecision, draft: Draft) -> tuple[Outcome, str]:

@@ -146,10 +146,11 @@ def test_a_program_that_took_a_neighbouring_row_is_revised_to_the_row_asked_abou
 
 def test_full_loop_stops_after_k_rounds_and_marks_the_answer_unverified() -> None:
     reject = {"reasons": ["used the wrong year"], "missing": "", "verdict": "REJECT"}
+    revisions = iter([fenced("result = 701.9 - 355.0"), fenced("result = 701.9 - 350.0")])
     prediction, engine = run(
         [
             (AMBIGUITY, NO_AMBIGUITY),
-            (REVISE, fenced("result = 701.9 - 355.0")),
+            (REVISE, lambda prompt: next(revisions)),
             (WRITE, fenced("result = 812.4 - 412.6")),
             (VERIFY, reject),
         ],
@@ -165,6 +166,29 @@ def test_full_loop_stops_after_k_rounds_and_marks_the_answer_unverified() -> Non
     assert final.reason.startswith("no ACCEPT within the rounds")
     assert final.confidence < 0.5
     assert final.value == pytest.approx(399.8)  # no round better supported than the first
+
+
+def test_a_revision_that_repeats_the_rejected_program_ends_the_loop() -> None:
+    reject = {"reasons": ["used the wrong year"], "missing": "", "verdict": "REJECT"}
+    prediction, engine = run(
+        [
+            (AMBIGUITY, NO_AMBIGUITY),
+            (REVISE, fenced("result = 812.4 - 412.6")),
+            (WRITE, fenced("result = 812.4 - 412.6")),
+            (VERIFY, reject),
+        ],
+        question="How did free cash flow change from 2023 to 2024?",
+        passages=[CASH_FLOW],
+        options={"max_rounds": 3},
+    )
+    final = prediction.final
+    # the revision gave back the program already rejected over the same evidence: verifying
+    # it, or revising it again, would resend requests already answered
+    assert engine.count(VERIFY) == 1 and engine.count(REVISE) == 1
+    assert final.trace.steps[-1].name == "verify 2"
+    assert final.trace.steps[-1].note.startswith("not asked: the revision repeats")
+    assert final.outcome == "unverified"
+    assert final.value == pytest.approx(399.8)
 
 
 def test_a_revision_that_is_accepted_replaces_the_rejected_first_program() -> None:
