@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 import dspy
@@ -29,8 +30,9 @@ from filingqa.evaluation.open_corpus import (
     open_corpus,
     require_index,
 )
+from filingqa.evaluation.published import append_published, restore_missing, write_published
 from filingqa.evaluation.report import write_html_report
-from filingqa.evaluation.runner import run_mode
+from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
 
@@ -45,7 +47,10 @@ class EvalSettings(BaseModel):
     ``program`` is the compiled artifact the ``compiled`` settings run; ``fresh_cache``
     starts every setting from an empty in-memory LM cache, so no setting reuses replies
     from earlier runs or from another setting (two settings can send identical prompts,
-    e.g. a compiled program's first round with and without its router).
+    e.g. a compiled program's first round with and without its router); ``publish`` is a
+    folder that keeps a copy of every setting's rows without the dataset's text, to commit,
+    and from which a run restores the rows its out dir lacks
+    (:mod:`~filingqa.evaluation.published`).
     """
 
     dataset: str
@@ -62,6 +67,7 @@ class EvalSettings(BaseModel):
     out_dir: Path
     json_out: Path | None = None
     fresh_cache: bool = False
+    publish: Path | None = None
 
 
 class Setting(BaseModel):
@@ -147,6 +153,10 @@ def run_evaluation(
         for setting in plan:
             if settings.fresh_cache:
                 use_fresh_dspy_cache()
+            rows_path = settings.out_dir / f"{setting.label}.jsonl"
+            published = settings.publish / rows_path.name if settings.publish else None
+            if published is not None:
+                _restore(published, rows_path, records, progress)
             rows = run_mode(
                 records,
                 build_mode(
@@ -155,14 +165,25 @@ def run_evaluation(
                     settings.program,
                 ),
                 judge=judge,
-                rows_path=settings.out_dir / f"{setting.label}.jsonl",
+                rows_path=rows_path,
                 concurrency=settings.concurrency,
                 regrade=settings.regrade,
                 progress=progress,
+                on_row=partial(append_published, published) if published else None,
             )
+            if published is not None:  # the regraded and relabelled rows too
+                write_published(published, rows)
             summaries[setting.label] = summarize(rows)
     _write_results(settings, plan, summaries, time.perf_counter() - started)
     return summaries
+
+
+def _restore(published: Path, rows_path: Path, records: list[QARecord], progress: bool) -> None:
+    """Bring ``rows_path`` the published rows it lacks, then publish the rows only it had."""
+    restored = restore_missing(published, rows_path, records)
+    if restored and progress:
+        print(f"{rows_path.stem}: {restored} row(s) restored from {published}")
+    write_published(published, read_rows(rows_path))
 
 
 def _retrieves(plan: list[Setting]) -> bool:
@@ -188,3 +209,8 @@ def _write_results(
     if settings.json_out is not None:
         settings.json_out.parent.mkdir(parents=True, exist_ok=True)
         settings.json_out.write_text(text)
+    if settings.publish is not None:  # no machine paths
+        shared = {key: results[key] for key in ("contexts", "summaries")}
+        local = {"out_dir", "json_out", "index", "publish"}
+        shared["settings"] = settings.model_dump(mode="json", exclude=local)
+        (settings.publish / "results.json").write_text(json.dumps(shared, indent=2))

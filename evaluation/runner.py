@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from pathlib import Path
@@ -78,11 +78,13 @@ def run_mode(
     concurrency: int = 1,
     regrade: bool = False,
     progress: bool = True,
+    on_row: Callable[[Row], None] | None = None,
 ) -> list[Row]:
     """Answer and judge every record not yet in ``rows_path``; return all rows in order.
 
     Rows already written are graded again (answers kept) when ``regrade``, or when they
-    were graded by exact match and ``judge`` has an LM.
+    were graded by exact match and ``judge`` has an LM. ``on_row`` gets each new row once
+    it is written.
     """
     records = list(records)
     done = {row.id: row for row in read_rows(rows_path)}
@@ -111,6 +113,8 @@ def run_mode(
         with lock:
             with rows_path.open("a", encoding="utf-8") as out:
                 out.write(row.model_dump_json() + "\n")
+            if on_row is not None:
+                on_row(row)
             done[row.id] = row
             bar.update()
 

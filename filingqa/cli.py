@@ -176,6 +176,14 @@ def _add_eval(commands) -> None:
         "a first run's (replies cached by earlier runs or by another setting are not reused, "
         "for the judge neither)",
     )
+    run.add_argument(
+        "--publish",
+        type=Path,
+        metavar="DIR",
+        help="also keep each setting's rows in DIR without the dataset's text (question, gold, "
+        "judge's reason), to commit; a run on another machine given the same DIR restores the "
+        "rows its --out lacks and goes on",
+    )
     _add_lm_options(run)
     run.set_defaults(handler=_run_eval)
 
@@ -346,6 +354,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         out_dir=args.out or Path("results") / "eval" / args.dataset.replace(":", "_"),
         json_out=args.json,
         fresh_cache=args.fresh_cache,
+        publish=args.publish,
     )
     check_index(settings)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
