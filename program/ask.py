@@ -97,10 +97,11 @@ def answer_over_filing(
         evidence_budget_chars,
     )
     passages = [fit(p, question, evidence_budget_chars) for p in screen(chosen).passages]
+    evidence = render(passages)
     started, calls_before = time.perf_counter(), len(lm.history)
     with dspy.context(lm=lm):
         prediction = ProgramOfThought(samples=samples, check_cells=True)(
-            question=question, evidence=render(passages), formula=formula_note(question)
+            question=question, evidence=evidence, formula=formula_note(question, evidence)
         )
     return _answer(question, prediction, passages, **_cost(lm.history[calls_before:], started))
 

@@ -470,7 +470,7 @@ class FinancialQA(dspy.Module):
                 checks=checks,
                 problems=checks.problems,
             )
-        formula = formula_note(question)
+        formula = formula_note(question, evidence)
         if feedback and previous is not None and previous.program:
             out = self.pot.revise(question, evidence, previous.program, feedback, formula)
         else:
