@@ -40,6 +40,10 @@ DEFINITIONS: dict[tuple[str, ...], str] = {
 }
 """Metrics filings seldom print as a line: ``names -> formula``, longer names first where
 one contains another (a "working capital ratio" is not "working capital")."""
+_DEFINITION_PATTERNS = [
+    (names[0], formula, re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.I))
+    for names, formula in DEFINITIONS.items()
+]
 
 
 def formula_note(question: str, evidence: str = "") -> str | None:
@@ -58,13 +62,12 @@ def definition_notes(question: str, evidence: str) -> list[str]:
         return []
     labels = " | ".join(row.label for row in table_rows(evidence))
     unnamed, notes = question, []
-    for names, formula in DEFINITIONS.items():
-        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.IGNORECASE)
+    for name, formula, pattern in _DEFINITION_PATTERNS:
         if not pattern.search(unnamed):
             continue
         unnamed = pattern.sub(" ", unnamed)
         if not pattern.search(labels):
-            notes.append(f"{names[0]} = {formula}.")
+            notes.append(f"{name} = {formula}.")
     return notes
 
 
