@@ -1,0 +1,117 @@
+"""Do bootstrapped demos help the PoT writer? Zero-shot against k demos, paired, on TAT-QA.
+
+Questions are TAT-QA dev arithmetic questions outside the benchmark's contexts (the first
+100 arithmetic questions, which never train or select anything), drawn as ``compile`` draws
+them; train and dev share no context. For each demo count the writer is compiled with
+DSPy's ``BootstrapFewShot`` (strict judge as metric) from train questions whose rendered
+evidence is at most ``--max-demo-chars`` long, then answers the dev questions with their gold
+context. Prints accuracy, seconds and prompt tokens per question, and wins/losses against
+zero-shot; writes JSON.
+
+    python benchmarks/pot_demos.py [--train 24] [--dev 60] [--demos 0,2] [--max-demo-chars 2500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import dspy
+
+from filingqa.datasets import QARecord
+from filingqa.evaluation.gold_context import gold_passages
+from filingqa.evaluation.runner import Row, run_mode
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers import compile_data
+from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.compiled_modes import pot_mode
+from filingqa.optimizers.metric import JudgeMetric
+from filingqa.program.lm import adapter_for, get_lm
+from filingqa.program.passages import render
+from filingqa.program.pot import ProgramOfThought
+
+
+def arithmetic(records: list[QARecord]) -> list[QARecord]:
+    """The TAT-QA questions whose answer is computed (what PoT is for)."""
+    return [r for r in records if r.meta.get("tatqa_answer_type") == "arithmetic"]
+
+
+def evidence_chars(record: QARecord) -> int:
+    """Length of the record's gold context as the PoT writer sees it."""
+    return len(render(gold_passages(record)))
+
+
+def draw_questions(train_n: int, dev_n: int) -> tuple[list[QARecord], list[QARecord]]:
+    """Train and dev TAT-QA arithmetic questions, no shared context, no benchmark context."""
+    spec = [SplitSpec.parse("tatqa:dev")]
+    train = arithmetic(compile_data.draw(spec, target="pot", seed=0))[:train_n]
+    used = {d for r in train for d in r.documents}
+    dev = arithmetic(compile_data.draw(spec, target="pot", exclude_documents=used, seed=1))
+    return train, dev[:dev_n]
+
+
+def compiled_writer(
+    demos: int, train: list[QARecord], max_chars: int, metric: JudgeMetric
+) -> ProgramOfThought:
+    """The PoT module with ``demos`` bootstrapped demos from short-evidence train questions."""
+    if demos == 0:
+        return ProgramOfThought()
+    short = [r for r in train if evidence_chars(r) <= max_chars]
+    examples = [compile_data.to_example(r, "pot") for r in short]
+    optimizer = dspy.BootstrapFewShot(
+        metric=metric, max_bootstrapped_demos=demos, max_labeled_demos=0, max_rounds=1
+    )
+    return optimizer.compile(ProgramOfThought(), trainset=examples)
+
+
+def summary(rows: list[Row], baseline: list[Row] | None) -> dict[str, float]:
+    """Accuracy, cost, and (given the zero-shot rows) paired wins and losses."""
+    n = len(rows)
+    out = {
+        "questions": n,
+        "accuracy": round(sum(r.score for r in rows) / n, 4),
+        "seconds": round(sum(r.seconds for r in rows) / n, 2),
+        "tokens": round(sum(r.tokens for r in rows) / n, 1),
+    }
+    if baseline is not None:
+        out["wins"] = sum(a.score > b.score for a, b in zip(rows, baseline, strict=True))
+        out["losses"] = sum(a.score < b.score for a, b in zip(rows, baseline, strict=True))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lm", default="local")
+    parser.add_argument("--train", type=int, default=24)
+    parser.add_argument("--dev", type=int, default=60)
+    parser.add_argument("--demos", default="0,2", help="comma-separated demo counts")
+    parser.add_argument("--max-demo-chars", type=int, default=2500)
+    parser.add_argument("--out", type=Path, default=Path("results/pot_demos"))
+    args = parser.parse_args()
+
+    lm = get_lm(args.lm)
+    judge, metric = StrictJudge(lm=lm), JudgeMetric(lm)
+    train, dev = draw_questions(args.train, args.dev)
+    short = sum(evidence_chars(r) <= args.max_demo_chars for r in train)
+    print(
+        f"train {len(train)} ({short} with evidence <= {args.max_demo_chars} chars), dev {len(dev)}"
+    )
+    results: dict[str, dict] = {}
+    baseline: list[Row] | None = None
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        for demos in (int(k) for k in args.demos.split(",")):
+            writer = compiled_writer(demos, train, args.max_demo_chars, metric)
+            shown = [d.get("question", "")[:70] for d in writer.write.demos]
+            rows = run_mode(
+                dev, pot_mode(writer), judge=judge, rows_path=args.out / f"demos{demos}.jsonl"
+            )
+            results[f"{demos} demos"] = summary(rows, baseline) | {"demo_questions": shown}
+            baseline = rows if baseline is None else baseline
+            print(f"{demos} demos: {json.dumps(results[f'{demos} demos'])}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
