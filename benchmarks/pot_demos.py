@@ -5,7 +5,7 @@ Questions are TAT-QA dev arithmetic questions outside the benchmark's contexts (
 them; train and dev share no context. For each demo count the writer is compiled with
 DSPy's ``BootstrapFewShot`` (strict judge as metric) from train questions whose rendered
 evidence is at most ``--max-demo-chars`` long, then answers the dev questions with their gold
-context. Prints accuracy, seconds and prompt tokens per question, and wins/losses against
+context. Prints accuracy, seconds and tokens per question, and wins/losses against
 zero-shot; writes JSON.
 
     python benchmarks/pot_demos.py [--train 24] [--dev 60] [--demos 0,2] [--max-demo-chars 2500]
@@ -20,8 +20,10 @@ from pathlib import Path
 import dspy
 
 from filingqa.datasets import QARecord
+from filingqa.evaluation.command import select_records
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.runner import Row, run_mode
+from filingqa.evaluation.summary import summarize
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
@@ -31,34 +33,30 @@ from filingqa.program.lm import adapter_for, get_lm
 from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
 
-
-def arithmetic(records: list[QARecord]) -> list[QARecord]:
-    """The TAT-QA questions whose answer is computed (what PoT is for)."""
-    return [r for r in records if r.meta.get("tatqa_answer_type") == "arithmetic"]
+ARITHMETIC = {"tatqa_answer_type": "arithmetic"}
+"""The TAT-QA questions whose answer is computed (what PoT is for)."""
 
 
-def evidence_chars(record: QARecord) -> int:
-    """Length of the record's gold context as the PoT writer sees it."""
-    return len(render(gold_passages(record)))
+def short_evidence(records: list[QARecord], max_chars: int) -> list[QARecord]:
+    """The records whose gold context, as the PoT writer sees it, is at most ``max_chars``."""
+    return [r for r in records if len(render(gold_passages(r))) <= max_chars]
 
 
 def draw_questions(train_n: int, dev_n: int) -> tuple[list[QARecord], list[QARecord]]:
     """Train and dev TAT-QA arithmetic questions, no shared context, no benchmark context."""
     spec = [SplitSpec.parse("tatqa:dev")]
-    train = arithmetic(compile_data.draw(spec, target="pot", seed=0))[:train_n]
+    train = select_records(compile_data.draw(spec, target="pot", seed=0), ARITHMETIC)[:train_n]
     used = {d for r in train for d in r.documents}
-    dev = arithmetic(compile_data.draw(spec, target="pot", exclude_documents=used, seed=1))
+    drawn = compile_data.draw(spec, target="pot", exclude_documents=used, seed=1)
+    dev = select_records(drawn, ARITHMETIC)
     return train, dev[:dev_n]
 
 
-def compiled_writer(
-    demos: int, train: list[QARecord], max_chars: int, metric: JudgeMetric
-) -> ProgramOfThought:
-    """The PoT module with ``demos`` bootstrapped demos from short-evidence train questions."""
+def compiled_writer(demos: int, pool: list[QARecord], metric: JudgeMetric) -> ProgramOfThought:
+    """The PoT module with ``demos`` demos bootstrapped from the ``pool`` questions."""
     if demos == 0:
         return ProgramOfThought()
-    short = [r for r in train if evidence_chars(r) <= max_chars]
-    examples = [compile_data.to_example(r, "pot") for r in short]
+    examples = [compile_data.to_example(r, "pot") for r in pool]
     optimizer = dspy.BootstrapFewShot(
         metric=metric, max_bootstrapped_demos=demos, max_labeled_demos=0, max_rounds=1
     )
@@ -67,12 +65,12 @@ def compiled_writer(
 
 def summary(rows: list[Row], baseline: list[Row] | None) -> dict[str, float]:
     """Accuracy, cost, and (given the zero-shot rows) paired wins and losses."""
-    n = len(rows)
+    s = summarize(rows)
     out = {
-        "questions": n,
-        "accuracy": round(sum(r.score for r in rows) / n, 4),
-        "seconds": round(sum(r.seconds for r in rows) / n, 2),
-        "tokens": round(sum(r.tokens for r in rows) / n, 1),
+        "questions": s.questions,
+        "accuracy": round(s.accuracy, 4),
+        "seconds": round(s.seconds, 2),
+        "tokens": round(s.tokens, 1),
     }
     if baseline is not None:
         out["wins"] = sum(a.score > b.score for a, b in zip(rows, baseline, strict=True))
@@ -93,15 +91,14 @@ def main() -> None:
     lm = get_lm(args.lm)
     judge, metric = StrictJudge(lm=lm), JudgeMetric(lm)
     train, dev = draw_questions(args.train, args.dev)
-    short = sum(evidence_chars(r) <= args.max_demo_chars for r in train)
-    print(
-        f"train {len(train)} ({short} with evidence <= {args.max_demo_chars} chars), dev {len(dev)}"
-    )
+    pool = short_evidence(train, args.max_demo_chars)
+    limit = args.max_demo_chars
+    print(f"train {len(train)} ({len(pool)} with evidence <= {limit} chars), dev {len(dev)}")
     results: dict[str, dict] = {}
     baseline: list[Row] | None = None
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
         for demos in (int(k) for k in args.demos.split(",")):
-            writer = compiled_writer(demos, train, args.max_demo_chars, metric)
+            writer = compiled_writer(demos, pool, metric)
             shown = [d.get("question", "")[:70] for d in writer.write.demos]
             rows = run_mode(
                 dev, pot_mode(writer), judge=judge, rows_path=args.out / f"demos{demos}.jsonl"
