@@ -280,6 +280,13 @@ def _add_compile(commands) -> None:
     )
     run.add_argument("--teacher-lm", help="LM that bootstraps demos and proposes instructions")
     run.add_argument("--judge-lm", help="LM for the judge's LLM stage (default: the backbone)")
+    run.add_argument(
+        "--max-p-value",
+        type=float,
+        help="keep the compiled program only if it wins more dev questions than the "
+        "uncompiled one loses, with a one-sided sign-test p-value at most this (default 0.1; "
+        "1 keeps any compiled program that wins more than it loses)",
+    )
     run.add_argument("--skip-retriever", action="store_true", help="do not train the reranker")
     run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     run.add_argument(
@@ -475,7 +482,12 @@ def _run_compile(args: argparse.Namespace) -> int:
     from filingqa.program.lm import get_lm, is_embedded
 
     settings = preset(args.optimizer, args.budget, local=is_embedded(args.lm))
-    chosen = {"train": args.train, "dev": args.dev, "target": args.target}
+    chosen = {
+        "train": args.train,
+        "dev": args.dev,
+        "target": args.target,
+        "max_p_value": args.max_p_value,
+    }
     settings = OptimizerSettings.model_validate(
         settings.model_dump() | {key: value for key, value in chosen.items() if value}
     )
@@ -514,8 +526,10 @@ def _run_compile(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
+    kept = manifest.selection.kept if manifest.selection else "compiled"
     print(
-        f"dev accuracy {manifest.before.accuracy:.1%} -> {manifest.after.accuracy:.1%}; "
+        f"dev accuracy {manifest.before.accuracy:.1%} uncompiled, "
+        f"{manifest.after.accuracy:.1%} compiled; kept the {kept} program; "
         f"{sum(manifest.lm_calls.values())} LM calls, {manifest.wall_seconds / 60:.0f} min; "
         f"load with filingqa.load({str(args.out)!r})"
     )

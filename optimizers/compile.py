@@ -4,9 +4,11 @@ Stages, each checkpointed in the out dir so a rerun (after ctrl-C or a crash) re
 
 1. dev score before: the uncompiled program over the dev draw (``eval/before.jsonl``);
 2. prompt optimization with the chosen DSPy optimizer, metric = the strict judge
-   (``program.json`` + ``optimizer.json``; an interrupted optimizer reruns, its LM calls
+   (``optimized.json`` + ``optimizer.json``; an interrupted optimizer reruns, its LM calls
    answered from DSPy's on-disk cache);
-3. dev score after (``eval/after.jsonl``);
+3. dev score after (``eval/after.jsonl``), and the choice of the program the artifact keeps
+   (``program.json``): the compiled one only if it beats the uncompiled one on dev, paired
+   (:mod:`~filingqa.optimizers.selection`);
 4. the router: calibration questions run single-pass and full-loop (``router/*.jsonl``),
    then LightGBM on the question features (``router/model.txt``);
 5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`);
@@ -52,12 +54,14 @@ from filingqa.optimizers.manifest import (
 from filingqa.optimizers.metric import JudgeMetric
 from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
 from filingqa.optimizers.router_training import label_questions, train_router
+from filingqa.optimizers.selection import select_program
 from filingqa.optimizers.train_reranker import TRAINING_FILE, split_hashes, train_reranker
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.lm import adapter_for, is_embedded, is_local
 from filingqa.program.pot import ProgramOfThought
 
 SETTINGS_FILE = "compile.json"
+OPTIMIZED_FILE = "optimized.json"
 OPTIMIZER_FILE = "optimizer.json"
 MIN_CALIBRATION = 5
 
@@ -151,7 +155,9 @@ def describe_plan(plan: CompilePlan) -> str:
             f"module, backbone {plan.request.lm}",
             f"  train {len(plan.train)} ({', '.join(s.train)}), dev {len(plan.dev)} "
             f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
-            f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}",
+            f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}; the "
+            f"compiled program is kept only if it beats the uncompiled one on dev "
+            f"(paired sign test p ≤ {s.max_p_value:g})",
             "budget estimate:",
             plan.estimate.describe(),
         ]
@@ -182,12 +188,17 @@ def run_compile(
         say("1/6 dev score before compiling")
         before_mode = _mode(_student(s.target), s.target)
         before = _evaluate(plan.dev, before_mode, judge, out / "eval" / "before", progress)
-        say(f"    {_accuracy(before)}\n2/6 optimizing with {s.optimizer}")
-        qa, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
+        say(f"    {_accuracy(before)}{_measured_speed(before, plan.estimate)}")
+        say(f"2/6 optimizing with {s.optimizer}")
+        compiled, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
         say("3/6 dev score after compiling")
-        after_mode = _mode(qa.pot if s.target == "pot" else qa, s.target)
+        after_mode = _mode(compiled.pot if s.target == "pot" else compiled, s.target)
         after = _evaluate(plan.dev, after_mode, judge, out / "eval" / "after", progress)
-        say(f"    {_accuracy(after)}\n4/6 router labels (single pass vs full loop)")
+        selection = select_program(before, after, s.max_p_value)
+        qa = compiled if selection.kept == "compiled" else FinancialQA()
+        qa.save(str(out / PROGRAM_FILE))
+        say(f"    {_accuracy(after)}; {selection.describe()}")
+        say("4/6 router labels (single pass vs full loop)")
         labels = label_questions(
             plan.calibration,
             qa.dump_state(),
@@ -225,6 +236,7 @@ def run_compile(
         before=_scores(before),
         after=_scores(after),
         candidates=optimizer_log["candidates"],
+        selection=selection,
         router=router.model_dump() | {"dir": ROUTER_DIR},
         reranker=reranker,
         estimate=plan.estimate.model_dump() | {"minutes": round(plan.estimate.minutes, 1)},
@@ -283,6 +295,20 @@ def _accuracy(rows: list[Row]) -> str:
     return f"dev accuracy {sum(r.score for r in rows) / len(rows):.1%} on {len(rows)} questions"
 
 
+def _measured_speed(rows: list[Row], planned: BudgetEstimate) -> str:
+    """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
+    when every call was answered from the cache."""
+    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
+    if not fresh:
+        return ""
+    speed = sum(r.seconds for r in rows) / fresh
+    redone = planned.model_copy(update={"seconds_per_call": speed})
+    return (
+        f"; {speed:.1f} s per LM call here (the estimate assumed {planned.seconds_per_call:g}): "
+        f"the whole compile ≈ {redone.minutes:.0f} min at this speed"
+    )
+
+
 def _scores(rows: list[Row]) -> Scores:
     n = len(rows)
     return Scores(
@@ -299,11 +325,11 @@ def _optimized(
     teacher_lm: dspy.BaseLM | None,
     judge_lm: dspy.BaseLM | None,
 ) -> tuple[FinancialQA, dict[str, Any]]:
-    """The compiled FinancialQA (its PoT module compiled, or all of it) and the optimizer's
-    log; loaded from the out dir when an earlier run finished this stage."""
+    """The optimizer's FinancialQA (its PoT module compiled, or all of it) and its log;
+    loaded from the out dir when an earlier run finished this stage."""
     out, target = plan.request.out_dir, plan.request.settings.target
     qa = FinancialQA()
-    program_path, log_path = out / PROGRAM_FILE, out / OPTIMIZER_FILE
+    program_path, log_path = out / OPTIMIZED_FILE, out / OPTIMIZER_FILE
     if program_path.exists() and log_path.exists():
         qa.load(str(program_path))
         return qa, json.loads(log_path.read_text(encoding="utf-8"))

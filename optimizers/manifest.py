@@ -15,6 +15,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.optimizers.selection import Selection
+
 FORMAT_VERSION = 1
 MANIFEST_FILE = "manifest.json"
 PROGRAM_FILE = "program.json"
@@ -75,6 +77,7 @@ class Manifest(BaseModel):
     before: Scores
     after: Scores
     candidates: list[float] = []
+    selection: Selection | None = None
     router: dict[str, Any] | None = None
     reranker: dict[str, Any] | None = None
     estimate: dict[str, Any]

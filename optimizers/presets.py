@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Target = Literal["pot", "program"]
 OptimizerName = Literal["bootstrap-rs", "mipro", "gepa", "simba"]
@@ -61,6 +61,10 @@ class OptimizerSettings(BaseModel):
     simba_batch: int = 0
     threads: int = 1
     seed: int = 0
+    max_p_value: float = Field(default=0.1, gt=0.0, le=1.0)
+    """The compiled program replaces the uncompiled one only when it wins more dev questions
+    than it loses with a one-sided sign-test p-value at most this
+    (:mod:`~filingqa.optimizers.selection`)."""
 
 
 def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> OptimizerSettings:

@@ -110,11 +110,12 @@ def reply(system: str, user: str, demos: bool = False) -> str:
 
 class RuleEngine:
     """A DSPy engine answering with :func:`reply`; counts its calls; can be told to raise
-    KeyboardInterrupt on call ``interrupt_at`` (a ctrl-C)."""
+    KeyboardInterrupt on call ``interrupt_at`` (a ctrl-C), or to ignore demos."""
 
-    def __init__(self, interrupt_at: int | None = None) -> None:
+    def __init__(self, interrupt_at: int | None = None, demos_help: bool = True) -> None:
         self.calls = 0
         self.interrupt_at = interrupt_at
+        self.demos_help = demos_help
 
     def complete(self, request):
         from dspy.lm15 import Message, Response, TextPart, Usage
@@ -123,7 +124,8 @@ class RuleEngine:
         if self.interrupt_at is not None and self.calls == self.interrupt_at:
             raise KeyboardInterrupt
         system = request.system if isinstance(request.system, str) else ""
-        text = reply(system, request.messages[-1].text or "", len(request.messages) > 1)
+        demos = self.demos_help and len(request.messages) > 1
+        text = reply(system, request.messages[-1].text or "", demos)
         return Response(
             id=None,
             model="rules",
@@ -141,9 +143,11 @@ class RuleEngine:
         pass
 
 
-def rule_lm(interrupt_at: int | None = None) -> dspy.LM:
-    """A ``dspy.LM`` over :class:`RuleEngine` (cache off)."""
-    return dspy.LM("rules/test", engine=RuleEngine(interrupt_at), cache=False, num_retries=0)
+def rule_lm(interrupt_at: int | None = None, demos_help: bool = True) -> dspy.LM:
+    """A ``dspy.LM`` over :class:`RuleEngine` (cache off); with ``demos_help`` off its
+    programs ignore demos, so compiling gains nothing."""
+    engine = RuleEngine(interrupt_at, demos_help)
+    return dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
 
 
 def small_request(out: Path, **changes: object):
@@ -164,12 +168,19 @@ def small_request(out: Path, **changes: object):
     return CompileRequest.model_validate(fields | changes)
 
 
-def compile_small(data_dir: Path, out: Path, lm: dspy.LM | None = None, **changes: object):
-    """Compile :func:`small_request` with ``lm`` (default: a fresh :func:`rule_lm`);
-    returns the manifest."""
+def compile_small(
+    data_dir: Path,
+    out: Path,
+    lm: dspy.LM | None = None,
+    said: list[str] | None = None,
+    **changes: object,
+):
+    """Compile :func:`small_request` with ``lm`` (default: a fresh :func:`rule_lm`),
+    appending what it prints to ``said``; returns the manifest."""
     from filingqa.optimizers.compile import plan_compile, run_compile
 
     plan = plan_compile(small_request(out, **changes), data_dir)
+    lines = said if said is not None else []
     return run_compile(
-        plan, lm=lm or rule_lm(), data_dir=data_dir, progress=False, say=lambda _: None
+        plan, lm=lm or rule_lm(), data_dir=data_dir, progress=False, say=lines.append
     )

@@ -40,6 +40,8 @@ def test_compile_writes_program_router_and_manifest(compiled: tuple[Path, int]) 
     # the rule LM divides only once it has seen a demo: compiling doubles accuracy
     assert (manifest.before.accuracy, manifest.after.accuracy) == (0.5, 1.0)
     assert max(manifest.candidates) == 1.0
+    assert manifest.selection is not None and manifest.selection.kept == "compiled"
+    assert (manifest.selection.wins, manifest.selection.losses) == (4, 0)
     assert manifest.data["train"].questions == 6
     assert manifest.data["dev"].questions == 8
     files = manifest.data["dev"].files[f"tatqa:{SPLIT}"]
@@ -52,6 +54,36 @@ def test_compile_writes_program_router_and_manifest(compiled: tuple[Path, int]) 
     assert state["pot.write"]["demos"], "the compiled PoT module keeps its bootstrapped demos"
     assert (out / "router" / "model.txt").exists()
     assert (out / "router" / "training.json").exists()
+
+
+def test_a_compile_that_gains_nothing_keeps_the_uncompiled_program(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "flat"
+    said: list[str] = []
+    manifest = compile_small(data_dir, out, rule_lm(demos_help=False), said)
+    assert any("s per LM call here" in line and "at this speed" in line for line in said)
+    assert any("kept the uncompiled program: compiled wins 0, loses 0" in line for line in said)
+    assert (manifest.before.accuracy, manifest.after.accuracy) == (0.5, 0.5)
+    assert manifest.selection is not None
+    assert manifest.selection.kept == "uncompiled"
+    assert (manifest.selection.wins, manifest.selection.losses) == (0, 0)
+    assert json.loads((out / "program.json").read_text())["pot.write"]["demos"] == []
+
+
+def test_a_win_short_of_the_threshold_keeps_the_uncompiled_program(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "strict"
+    settings = small_request(out).settings.model_copy(update={"max_p_value": 0.05})
+    manifest = compile_small(data_dir, out, settings=settings)
+    assert manifest.after.accuracy == 1.0  # 4 wins, no loss: p = 1/16
+    assert manifest.selection is not None and manifest.selection.kept == "uncompiled"
+    assert json.loads((out / "optimized.json").read_text())["pot.write"]["demos"]
+    kept = json.loads((out / "program.json").read_text())
+    assert kept["pot.write"]["demos"] == [], "the demos are not kept"
+    full = read_rows(out / "router" / "full.jsonl")
+    assert sum(r.score for r in full) / len(full) == 1.0  # the uncompiled loop: verifier fixes
 
 
 def test_dev_and_train_share_no_context(data_dir: Path, tmp_path: Path) -> None:
@@ -159,12 +191,15 @@ def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path
             f"tatqa:{SPLIT}:8",
             "--data-dir",
             str(data_dir),
+            "--max-p-value",
+            "0.05",
             "--dry-run",
         ]
     )
     out = capsys.readouterr().out
     assert code == 0
     assert "bootstrap-rs (light) on the program module" in out
+    assert "beats the uncompiled one on dev (paired sign test p ≤ 0.05)" in out
     assert "train 6" in out and "dev 8" in out
     assert "budget estimate" in out and "LM calls" in out
     assert not (tmp_path / "dry").exists()

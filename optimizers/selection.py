@@ -1,0 +1,74 @@
+"""Keep the compiled program only when it beats the uncompiled one on dev, paired.
+
+An optimizer always returns its best candidate, and on a small dev draw the best of a few
+candidates wins by noise alone: the local 1.5B model's first compile kept a bootstrapped
+demo at 0.60 against 0.55 on 40 questions (2 questions), and the same kind of demo lost 7
+to 13 against zero-shot on 60 other questions (``benchmarks/pot_demos.py``). So the two
+programs' dev rows are compared question by question, and the compiled one replaces the
+uncompiled one only if it wins more questions than it loses with a one-sided sign test
+p-value at most ``max_p_value``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from filingqa.evaluation.runner import Row
+
+
+class Selection(BaseModel):
+    """Which program the artifact keeps, and the paired dev evidence for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kept: Literal["compiled", "uncompiled"]
+    wins: int
+    """Dev questions the compiled program gets right and the uncompiled one wrong."""
+    losses: int
+    """Dev questions the uncompiled program gets right and the compiled one wrong."""
+    p_value: float
+    """One-sided sign test over the ``wins + losses`` questions where the two differ."""
+    max_p_value: float
+
+    def describe(self) -> str:
+        """One line for a terminal."""
+        return (
+            f"kept the {self.kept} program: compiled wins {self.wins}, loses {self.losses} "
+            f"dev questions (sign test p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
+        )
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """P(at least ``wins`` successes in ``wins + losses`` fair coin flips); 1.0 for none."""
+    if wins < 0 or losses < 0:
+        raise ValueError("wins and losses are counts")
+    n = wins + losses
+    return sum(comb(n, k) for k in range(wins, n + 1)) / 2**n
+
+
+def select_program(before: Sequence[Row], after: Sequence[Row], max_p_value: float) -> Selection:
+    """Compare the uncompiled (``before``) and compiled (``after``) dev rows by question id.
+
+    Raises:
+        ValueError: the two runs did not answer the same questions.
+    """
+    old = {row.id: row.score for row in before}
+    new = {row.id: row.score for row in after}
+    if old.keys() != new.keys():
+        raise ValueError("the dev runs before and after compiling cover different questions")
+    wins = sum(new[q] > old[q] for q in old)
+    losses = sum(new[q] < old[q] for q in old)
+    p_value = sign_test(wins, losses)
+    better = wins > losses and p_value <= max_p_value
+    return Selection(
+        kept="compiled" if better else "uncompiled",
+        wins=wins,
+        losses=losses,
+        p_value=round(p_value, 4),
+        max_p_value=max_p_value,
+    )

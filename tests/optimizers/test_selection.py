@@ -1,0 +1,66 @@
+"""Keeping the compiled program only on a paired dev win."""
+
+import pytest
+
+from filingqa.evaluation.runner import Row
+from filingqa.optimizers.selection import select_program, sign_test
+
+
+def _rows(scores: list[float]) -> list[Row]:
+    return [
+        Row(
+            id=f"q{i}",
+            question="q",
+            gold="1",
+            answer="1",
+            outcome="answered",
+            score=score,
+            judge_reason="",
+            judge_stage="numeric",
+            answer_type="number",
+            lm_calls=1,
+            tokens=10,
+            seconds=1.0,
+        )
+        for i, score in enumerate(scores)
+    ]
+
+
+def test_sign_test_is_the_binomial_tail() -> None:
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(4, 0) == pytest.approx(1 / 16)
+    assert sign_test(5, 1) == pytest.approx(7 / 64)
+    assert sign_test(0, 3) == 1.0
+    with pytest.raises(ValueError):
+        sign_test(-1, 2)
+
+
+def test_a_clear_paired_win_keeps_the_compiled_program() -> None:
+    before = _rows([0, 0, 0, 0, 1, 1])
+    after = _rows([1, 1, 1, 1, 1, 1])
+    chosen = select_program(before, after, max_p_value=0.1)
+    assert chosen.kept == "compiled"
+    assert (chosen.wins, chosen.losses, chosen.p_value) == (4, 0, 0.0625)
+    assert "compiled wins 4, loses 0" in chosen.describe()
+
+
+def test_a_win_by_noise_keeps_the_uncompiled_program() -> None:
+    # 0.60 against 0.55 on 40 questions: 3 wins and 1 loss is no evidence
+    before = _rows([1] * 22 + [0] * 18)
+    after = _rows([0] + [1] * 21 + [1, 1, 1] + [0] * 15)
+    assert sum(r.score for r in after) / 40 == 0.6
+    chosen = select_program(before, after, max_p_value=0.1)
+    assert chosen.kept == "uncompiled" and (chosen.wins, chosen.losses) == (3, 1)
+    assert select_program(before, after, max_p_value=1.0).kept == "compiled"
+
+
+def test_a_tie_or_a_loss_never_keeps_the_compiled_program() -> None:
+    rows = _rows([1, 0, 1])
+    assert select_program(rows, rows, max_p_value=1.0).kept == "uncompiled"
+    worse = _rows([0, 0, 1])
+    assert select_program(rows, worse, max_p_value=1.0).kept == "uncompiled"
+
+
+def test_runs_over_different_questions_are_refused() -> None:
+    with pytest.raises(ValueError, match="different questions"):
+        select_program(_rows([1, 1]), _rows([1]), max_p_value=0.1)
