@@ -419,10 +419,13 @@ def optimize(
             minibatch_size=s.minibatch_size,
         )
     if s.optimizer == "gepa":
+        # every traced predictor each iteration: round-robin spent two of three iterations
+        # of a local PoT compile on the repair and revision predictors, which rarely run
         return dspy.GEPA(
             metric=metric.feedback,
             max_metric_calls=s.max_metric_calls,
             reflection_lm=teacher_lm or lm,
+            component_selector="all",
             num_threads=s.threads,
             seed=s.seed,
         ).compile(student, trainset=trainset, valset=devset)

@@ -7,9 +7,11 @@ import pytest
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.optimizers.compile import _model_file, plan_compile
+from filingqa.optimizers.compile import _model_file, optimize, plan_compile
 from filingqa.optimizers.manifest import read_manifest
+from filingqa.optimizers.metric import JudgeMetric
 from filingqa.optimizers.presets import estimate, preset
+from filingqa.program.pot import ProgramOfThought
 
 from .compile_fakes import SPLIT, compile_small, rule_lm, small_request, write_data_dir
 
@@ -152,6 +154,29 @@ def test_manifest_never_holds_secrets(
     written = "".join(p.read_text() for p in out.rglob("*.json"))
     for secret in ("sk-env-secret-123456", "sk-pass-987654", "sk-query-424242"):
         assert secret not in written
+
+
+def test_gepa_reflects_on_every_traced_predictor_each_iteration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, object] = {}
+
+    class RecordingGEPA:
+        def __init__(self, **kwargs: object) -> None:
+            seen.update(kwargs)
+
+        def compile(self, student, trainset, valset):
+            return student
+
+    monkeypatch.setattr("dspy.GEPA", RecordingGEPA)
+    student = ProgramOfThought()
+    settings = preset("gepa", "light", local=True)
+    metric = JudgeMetric()
+    lm = rule_lm()
+    assert optimize(settings, student, [], [], metric=metric, lm=lm) is student
+    assert seen["component_selector"] == "all"
+    assert seen["max_metric_calls"] == 150 and seen["reflection_lm"] is lm
+    assert seen["metric"] == metric.feedback
 
 
 def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
