@@ -1,10 +1,12 @@
-"""A tiny synthetic open corpus, a search handle over it, and LM replies in DSPy's chat format."""
+"""A tiny synthetic open corpus, a search handle over it, LM replies in DSPy's chat format,
+and judged rows."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from filingqa.evaluation.runner import Row
 from filingqa.retrieval import Passage
 
 CASH_FLOW = Passage(
@@ -117,3 +119,23 @@ def write_financebench(data_dir: Path) -> Path:
     folder.mkdir(parents=True)
     (folder / "financebench_dev.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return data_dir
+
+
+def judged_row(**fields: object) -> Row:
+    """A judged row: a right answer "1" to question "Q" in one LM call, unless ``fields``
+    say otherwise."""
+    defaults = {
+        "id": "q1",
+        "question": "Q",
+        "gold": "1",
+        "answer": "1",
+        "outcome": "answered",
+        "score": 1.0,
+        "judge_reason": "",
+        "judge_stage": "numeric",
+        "answer_type": "number",
+        "lm_calls": 1,
+        "tokens": 10,
+        "seconds": 1.0,
+    }
+    return Row.model_validate(defaults | fields)

@@ -17,7 +17,7 @@ from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
 from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import format_table, summarize
 
-from .fakes import ListSearch, chat, fenced, write_financebench
+from .fakes import ListSearch, chat, fenced, judged_row, write_financebench
 
 
 def test_select_records_by_field_or_meta() -> None:
@@ -33,15 +33,9 @@ def test_select_records_by_field_or_meta() -> None:
 
 def test_summary_and_table() -> None:
     def row(score: float, kind: str, error: str | None = None) -> Row:
-        return Row(
+        return judged_row(
             id=str(score),
-            question="Q",
-            gold="1",
-            answer="1",
-            outcome="answered",
             score=score,
-            judge_reason="",
-            judge_stage="numeric",
             answer_type=kind,
             lm_calls=2,
             tokens=100,
@@ -61,22 +55,7 @@ def test_summary_and_table() -> None:
 
 def test_official_metrics_and_question_types_are_summarized_over_the_rows_that_have_them() -> None:
     def row(score: float, official: dict[str, float], kind: str) -> Row:
-        return Row(
-            id=str(score),
-            question="Q",
-            gold="1",
-            answer="1",
-            outcome="answered",
-            score=score,
-            judge_reason="",
-            judge_stage="numeric",
-            answer_type="number",
-            lm_calls=1,
-            tokens=10,
-            seconds=1.0,
-            official=official,
-            question_type=kind,
-        )
+        return judged_row(id=str(score), score=score, official=official, question_type=kind)
 
     summary = summarize(
         [
@@ -94,21 +73,7 @@ def test_official_metrics_and_question_types_are_summarized_over_the_rows_that_h
 @pytest.mark.data
 def test_a_setting_answered_partly_from_the_cache_is_flagged_below_the_table() -> None:
     def row(n: int, cached: int) -> Row:
-        return Row(
-            id=str(n),
-            question="Q",
-            gold="1",
-            answer="1",
-            outcome="answered",
-            score=1.0,
-            judge_reason="",
-            judge_stage="numeric",
-            answer_type="number",
-            lm_calls=2,
-            tokens=100,
-            seconds=1.5,
-            cached_calls=cached,
-        )
+        return judged_row(id=str(n), lm_calls=2, tokens=100, seconds=1.5, cached_calls=cached)
 
     cold, warm = summarize([row(1, 0), row(2, 0)]), summarize([row(1, 2), row(2, 1)])
     assert (cold.cached_calls, warm.cached_calls) == (0, 3)
@@ -322,22 +287,7 @@ def test_the_index_is_checked_only_when_a_setting_retrieves(isolated_home: Path)
 
 def test_summary_hit_rate_counts_only_rows_where_it_is_known() -> None:
     def row(n: int, hit: bool | None) -> Row:
-        return Row(
-            id=str(n),
-            question="Q",
-            gold="1",
-            answer="1",
-            outcome="answered",
-            score=1.0,
-            judge_reason="",
-            judge_stage="numeric",
-            answer_type="number",
-            lm_calls=1,
-            tokens=10,
-            seconds=1.0,
-            retrieved=[] if hit is not None else None,
-            gold_retrieved=hit,
-        )
+        return judged_row(id=str(n), retrieved=[] if hit is not None else None, gold_retrieved=hit)
 
     summary = summarize([row(1, True), row(2, False), row(3, None), row(4, True)])
     assert summary.retrieval_hit_rate == pytest.approx(2 / 3)

@@ -3,23 +3,12 @@ import pytest
 from filingqa.evaluation.failure_classes import classify
 from filingqa.evaluation.runner import Row
 
+from .fakes import judged_row
+
 
 def row(answer: str, gold: str = "25.5", score: float = 0.0, **extra) -> Row:
-    fields = dict(
-        id="q1",
-        question="What was the change?",
-        gold=gold,
-        answer=answer,
-        outcome="answered",
-        score=score,
-        judge_reason="",
-        judge_stage="numeric",
-        answer_type="number",
-        lm_calls=1,
-        tokens=10,
-        seconds=1.0,
-    )
-    return Row.model_validate(fields | extra)
+    fields = {"question": "What was the change?", "gold": gold, "answer": answer}
+    return judged_row(score=score, **fields, **extra)
 
 
 def test_correct_answers_have_no_failure() -> None:

@@ -12,7 +12,7 @@ from filingqa.evaluation.published import (
 )
 from filingqa.evaluation.runner import Row, read_rows
 
-from .fakes import QUESTION, ListSearch, chat, write_financebench
+from .fakes import QUESTION, ListSearch, chat, judged_row, write_financebench
 
 ANSWERS = [
     chat(reasoning="cash flow table", answer="399.8 million"),
@@ -81,19 +81,8 @@ def record(id_: str) -> QARecord:
 
 
 def row(id_: str, answer: str = "1") -> Row:
-    return Row(
-        id=id_,
-        question=f"Q {id_}?",
-        gold="1",
-        answer=answer,
-        outcome="answered",
-        score=1.0,
-        judge_reason="matches the gold 1",
-        judge_stage="numeric",
-        answer_type="number",
-        lm_calls=1,
-        tokens=10,
-        seconds=1.0,
+    return judged_row(
+        id=id_, question=f"Q {id_}?", answer=answer, judge_reason="matches the gold 1"
     )
 
 

@@ -7,18 +7,18 @@ from filingqa.evaluation.runner import Row
 from filingqa.evaluation.summary import summarize
 from filingqa.program.trace import Step
 
+from .fakes import judged_row
+
 
 def rows(scores: list[float], calls: int, kind: str = "number") -> list[Row]:
     return [
-        Row(
+        judged_row(
             id=f"q{i}",
             question=f"What was <b>item</b> {i}?",
             gold="25.5",
             answer="25.5" if score == 1 else "41",
-            outcome="answered",
             score=score,
             judge_reason="numeric check",
-            judge_stage="numeric",
             answer_type=kind if i % 2 else "span",
             lm_calls=calls,
             tokens=100,

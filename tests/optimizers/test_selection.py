@@ -5,25 +5,11 @@ import pytest
 from filingqa.evaluation.runner import Row
 from filingqa.optimizers.selection import select_program, sign_test
 
+from ..evaluation.fakes import judged_row
+
 
 def _rows(scores: list[float]) -> list[Row]:
-    return [
-        Row(
-            id=f"q{i}",
-            question="q",
-            gold="1",
-            answer="1",
-            outcome="answered",
-            score=score,
-            judge_reason="",
-            judge_stage="numeric",
-            answer_type="number",
-            lm_calls=1,
-            tokens=10,
-            seconds=1.0,
-        )
-        for i, score in enumerate(scores)
-    ]
+    return [judged_row(id=f"q{i}", score=score) for i, score in enumerate(scores)]
 
 
 def test_sign_test_is_the_binomial_tail() -> None:
