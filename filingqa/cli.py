@@ -97,6 +97,13 @@ def _add_ask(commands) -> None:
     ask.set_defaults(handler=_run_ask)
 
 
+def _p_value(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {value:g}")
+    return value
+
+
 def _key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -283,10 +290,10 @@ def _add_compile(commands) -> None:
     run.add_argument("--judge-lm", help="LM for the judge's LLM stage (default: the backbone)")
     run.add_argument(
         "--max-p-value",
-        type=float,
-        help="keep the compiled program only if it wins more dev questions than the "
-        "uncompiled one loses, with a one-sided sign-test p-value at most this (default 0.1; "
-        "1 keeps any compiled program that wins more than it loses)",
+        type=_p_value,
+        help="keep the compiled program only if, against the uncompiled one, it wins more dev "
+        "questions than it loses with a one-sided sign-test p-value at most this (default "
+        "0.1; 1 keeps any compiled program that wins more than it loses)",
     )
     run.add_argument("--skip-retriever", action="store_true", help="do not train the reranker")
     run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
@@ -490,7 +497,8 @@ def _run_compile(args: argparse.Namespace) -> int:
         "max_p_value": args.max_p_value,
     }
     settings = OptimizerSettings.model_validate(
-        settings.model_dump() | {key: value for key, value in chosen.items() if value}
+        settings.model_dump()
+        | {key: value for key, value in chosen.items() if value not in (None, [])}
     )
     request = CompileRequest(
         name=args.out.name,

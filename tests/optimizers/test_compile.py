@@ -235,3 +235,11 @@ def test_cli_bad_split_is_a_one_line_error(data_dir: Path, tmp_path: Path, capsy
     assert main([*args, "--data-dir", str(data_dir)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("filingqa: error: bad split 'tatqa'") and "\n" not in err
+
+
+def test_cli_p_value_outside_0_1_is_refused(tmp_path: Path, capsys) -> None:
+    args = ["compile", "--out", str(tmp_path / "x"), "--dry-run", "--max-p-value"]
+    for bad in ("0", "1.5"):
+        with pytest.raises(SystemExit):
+            main([*args, bad])
+        assert "must be above 0 and at most 1" in capsys.readouterr().err
