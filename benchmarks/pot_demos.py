@@ -29,6 +29,7 @@ from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode
 from filingqa.optimizers.metric import JudgeMetric
+from filingqa.optimizers.selection import paired_outcomes
 from filingqa.program.lm import adapter_for, get_lm
 from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
@@ -73,8 +74,7 @@ def summary(rows: list[Row], baseline: list[Row] | None) -> dict[str, float]:
         "tokens": round(s.tokens, 1),
     }
     if baseline is not None:
-        out["wins"] = sum(a.score > b.score for a, b in zip(rows, baseline, strict=True))
-        out["losses"] = sum(a.score < b.score for a, b in zip(rows, baseline, strict=True))
+        out["wins"], out["losses"] = paired_outcomes(baseline, rows)
     return out
 
 

@@ -51,18 +51,27 @@ def sign_test(wins: int, losses: int) -> float:
     return sum(comb(n, k) for k in range(wins, n + 1)) / 2**n
 
 
+def paired_outcomes(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[int, int]:
+    """How many questions ``candidate`` scores higher on than ``baseline`` (wins), and lower
+    (losses), rows matched by question id.
+
+    Raises:
+        ValueError: the two runs did not answer the same questions.
+    """
+    old = {row.id: row.score for row in baseline}
+    new = {row.id: row.score for row in candidate}
+    if old.keys() != new.keys():
+        raise ValueError("the two runs cover different questions")
+    return sum(new[q] > old[q] for q in old), sum(new[q] < old[q] for q in old)
+
+
 def select_program(before: Sequence[Row], after: Sequence[Row], max_p_value: float) -> Selection:
     """Compare the uncompiled (``before``) and compiled (``after``) dev rows by question id.
 
     Raises:
         ValueError: the two runs did not answer the same questions.
     """
-    old = {row.id: row.score for row in before}
-    new = {row.id: row.score for row in after}
-    if old.keys() != new.keys():
-        raise ValueError("the dev runs before and after compiling cover different questions")
-    wins = sum(new[q] > old[q] for q in old)
-    losses = sum(new[q] < old[q] for q in old)
+    wins, losses = paired_outcomes(before, after)
     p_value = sign_test(wins, losses)
     better = wins > losses and p_value <= max_p_value
     return Selection(
