@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.datasets import finqa as finqa_module
 from filingqa.datasets.finqa import finqa_program_to_python

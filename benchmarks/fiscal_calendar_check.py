@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.retrieval.fiscal import FiscalCalendar, fiscal_period_of
 from filingqa.retrieval.metadata import (
     DocumentRecord,

@@ -21,8 +21,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from filingqa.core.numbers import extract_numbers, parse_number
 from filingqa.metrics.judge import StrictJudge
-from filingqa.metrics.numbers import extract_numbers, parse_number
 from filingqa.metrics.numeric import numeric_verdict
 
 DEFAULT_EXAMPLES = 10_000

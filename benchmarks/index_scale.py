@@ -43,8 +43,8 @@ import bm25s
 import numpy as np
 from tqdm import tqdm
 
-from filingqa.config import ConfigError
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.core.config import ConfigError
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex, SearchFilters

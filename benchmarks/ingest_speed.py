@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.retrieval.ingest import IngestFailure, ingest_many, read_pages
 from filingqa.retrieval.pdf import PageContent
 

@@ -25,10 +25,10 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
-from filingqa.metrics.numbers import extract_numbers
+from filingqa.core.numbers import extract_numbers
+from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import adapter_for, get_lm
 from filingqa.retrieval import Passage
 
 
@@ -50,7 +50,7 @@ class Case(BaseModel):
     text: str
     target: str
     where: str = "new page"  # or "in table": appended to the first table passage
-    held_out: bool = False  # written after the screen (program/screening.py) was tuned
+    held_out: bool = False  # written after the screen (checks/screening.py) was tuned
 
 
 def _table(doc: str, page: int, text: str) -> Passage:

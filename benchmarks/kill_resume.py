@@ -63,7 +63,7 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def _backbone(spec: str):
-    from filingqa.program.lm import get_lm
+    from filingqa.lm.backbone import get_lm
 
     return get_lm(spec)
 

@@ -19,10 +19,10 @@ import dspy
 from dspy.utils.exceptions import AdapterParseError
 from tqdm import tqdm
 
-from filingqa.config import data_dir
+from filingqa.core.config import data_dir
 from filingqa.datasets import load_dataset
-from filingqa.program.lm import adapter_for, get_lm
-from filingqa.signatures.judge import JudgeAnswer
+from filingqa.lm.backbone import adapter_for, get_lm
+from filingqa.metrics.judge_signature import JudgeAnswer
 
 
 def _triples(calls: int, folder: Path) -> list[tuple[str, str, str, int]]:

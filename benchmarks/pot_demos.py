@@ -24,15 +24,15 @@ from filingqa.evaluation.command import select_records
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.evaluation.summary import summarize
+from filingqa.lm.backbone import adapter_for, get_lm
+from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode
-from filingqa.optimizers.metric import JudgeMetric
 from filingqa.optimizers.selection import paired_outcomes
-from filingqa.program.lm import adapter_for, get_lm
-from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
+from filingqa.retrieval.evidence import render
 
 ARITHMETIC = {"tatqa_answer_type": "arithmetic"}
 """The TAT-QA questions whose answer is computed (what PoT is for)."""

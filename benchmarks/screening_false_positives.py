@@ -16,9 +16,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.checks.screening import screen
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.datasets import load_dataset
-from filingqa.program.screening import screen
 from filingqa.retrieval import Passage
 from filingqa.retrieval.ingest import (
     context_passages,

@@ -26,10 +26,10 @@ import httpx
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.gold_context import gold_passages
+from filingqa.lm.backbone import adapter_for, get_lm
+from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
 from filingqa.models.store import ensure_llm
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.llama_engine import DEFAULT_CONTEXT_TOKENS
-from filingqa.program.lm import adapter_for, get_lm
 
 STARTUP_SECONDS = 180
 

@@ -21,8 +21,8 @@ import dspy
 from tqdm import tqdm
 
 from filingqa.datasets import QARecord, load_dataset
+from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.program.curation import numbered
-from filingqa.program.lm import adapter_for, get_lm
 from filingqa.retrieval import Passage
 from filingqa.signatures.ambiguity import AggregateInterpretations, DetectAmbiguity
 from filingqa.signatures.conversation import MakeStandalone

@@ -27,9 +27,9 @@ import dspy
 from tqdm import tqdm
 
 from filingqa.datasets import QARecord, load_dataset
+from filingqa.lm.backbone import adapter_for, get_lm
+from filingqa.lm.code_adapter import extract_code
 from filingqa.metrics.judge import StrictJudge
-from filingqa.program.code_adapter import extract_code
-from filingqa.program.lm import adapter_for, get_lm
 from filingqa.program.pot import CODE_CONFIG, ProgramOfThought, answer_text
 from filingqa.sandbox import run_python
 from filingqa.signatures.direct import AnswerDirectly

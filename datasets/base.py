@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filingqa.config import ConfigError
+from filingqa.core.config import ConfigError
 from filingqa.datasets.records import QARecord
 
 SPLIT_NAME = r"[A-Za-z0-9_-]+"

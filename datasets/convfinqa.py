@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from filingqa.cache import disk_cache
+from filingqa.core.cache import disk_cache
 from filingqa.datasets.base import DatasetError, DatasetLoader, read_json
 from filingqa.datasets.parsing import format_number, parse_pipe_table
 from filingqa.datasets.records import Context, Evidence, Paragraph, QARecord, Table, Turn

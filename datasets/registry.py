@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from filingqa.config import data_dir as resolve_data_dir
+from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.datasets import convfinqa, financebench, finqa, lofin, tatqa
 from filingqa.datasets.base import (
     SPLIT_NAME,
@@ -67,7 +67,7 @@ def load_dataset(
     ``data_dir`` defaults to ``$FILINGQA_DATA_DIR``. Any split file present is accepted.
 
     Raises:
-        filingqa.config.ConfigError: no data dir, or (as a :class:`DatasetError`
+        filingqa.core.config.ConfigError: no data dir, or (as a :class:`DatasetError`
             subclass) a bad spec, an unknown dataset, or no file for the split.
     """
     loader, split = parse_spec(spec)

@@ -18,7 +18,7 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
-from filingqa.cache import use_fresh_dspy_cache
+from filingqa.core.cache import use_fresh_dspy_cache
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.modes import COMPILED_MODES, MODES, RETRIEVED_ONLY, build_mode
 from filingqa.evaluation.open_corpus import (

@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from filingqa.core.numbers import extract_numbers
 from filingqa.evaluation.runner import Row
-from filingqa.metrics.numbers import extract_numbers
 from filingqa.metrics.numeric import gold_number
 from filingqa.metrics.precheck import refuses
 

@@ -18,19 +18,19 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
-from filingqa.artifact import read_program
+from filingqa.artifacts.compiled import read_program
+from filingqa.checks.citations import cite
 from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import OpenCorpus, PageRef, RecordingSearch, gold_hit, pages
-from filingqa.program.citations import cite
+from filingqa.lm.backbone import adapter_for
+from filingqa.lm.trace import Step
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import adapter_for
-from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
-from filingqa.program.router import fixed_router, route_by_rule
-from filingqa.program.search_handle import SearchHandle
-from filingqa.program.trace import Step
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render
+from filingqa.retrieval.handle import SearchHandle
+from filingqa.router.rule import fixed_router, route_by_rule
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.direct import AnswerDirectly
 

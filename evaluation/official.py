@@ -10,10 +10,10 @@ True/False) for FinQA's ``greater`` answers. Datasets without an official metric
 
 from __future__ import annotations
 
+from filingqa.core.numbers import ParsedNumber
 from filingqa.datasets import QARecord, finqa, tatqa
 from filingqa.datasets.tatqa import MULTI_SPAN_SEPARATOR
 from filingqa.metrics.finqa_official import POLAR_ANSWERS, finqa_execution_match
-from filingqa.metrics.numbers import ParsedNumber
 from filingqa.metrics.numeric import answer_number, answer_words
 from filingqa.metrics.tatqa_official import NUMERIC_ANSWER_TYPES, tatqa_score
 

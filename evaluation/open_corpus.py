@@ -15,9 +15,9 @@ from typing import Literal
 
 from filingqa.datasets import QARecord
 from filingqa.datasets.registry import parse_spec
-from filingqa.program.search_handle import SearchHandle
 from filingqa.retrieval import Passage
-from filingqa.retrieval.index import META_FILE
+from filingqa.retrieval.corpus import IndexMissingError, index_built
+from filingqa.retrieval.handle import SearchHandle
 
 Context = Literal["gold", "retrieved"]
 PageRef = tuple[str, int]
@@ -25,10 +25,6 @@ PageRef = tuple[str, int]
 OPEN_CORPUS_DATASETS = frozenset({"financebench"})
 NAIVE_SETTINGS = {"filters": False, "hierarchical": False, "rerank": False}
 NAIVE_K = 8
-
-
-class IndexMissingError(FileNotFoundError):
-    """The index a retrieved-context setting needs has not been built."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +78,6 @@ def index_location(corpus: str, index: Path | None = None) -> Path:
     from filingqa.retrieval.corpus import dataset_index_name, default_index_dir
 
     return index or default_index_dir(dataset_index_name(corpus))
-
-
-def index_built(directory: Path) -> bool:
-    """Whether ``filingqa index`` has built an index in ``directory``."""
-    return (directory / META_FILE).is_file()
 
 
 def require_index(corpus: str, index: Path | None = None) -> Path:

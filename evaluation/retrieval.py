@@ -507,8 +507,8 @@ def reranker_dir(corpus: str) -> Path:
     """The trained reranker to score on ``corpus``: the default artifact, unless it was
     trained on that very split; then its held-out sibling ``reranker-without-<corpus>``
     (trained without it), so no score comes from a model that saw its questions."""
-    from filingqa.optimizers.train_reranker import default_artifact_dir
     from filingqa.retrieval.corpus import dataset_index_name
+    from filingqa.retrieval.rerank import default_artifact_dir
 
     default = default_artifact_dir()
     report = training_report(default)
@@ -519,7 +519,7 @@ def reranker_dir(corpus: str) -> Path:
 
 def training_report(directory: Path) -> dict[str, object] | None:
     """The main facts of the training report saved with a reranker (None if there is none)."""
-    from filingqa.optimizers.train_reranker import TRAINING_FILE
+    from filingqa.retrieval.rerank import TRAINING_FILE
 
     path = directory / TRAINING_FILE
     if not path.is_file():

@@ -26,8 +26,8 @@ from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.official import official_scores
 from filingqa.evaluation.open_corpus import PageRef
 from filingqa.evaluation.question_types import question_type
+from filingqa.lm.trace import Step
 from filingqa.metrics.judge import StrictJudge, Verdict
-from filingqa.program.trace import Step
 
 
 class Row(BaseModel):

@@ -1,10 +1,9 @@
 """filingqa: question answering over financial filings as a compiled DSPy program.
 
-The pipeline reads like its packages: ``filingqa.datasets`` (questions and context),
-``filingqa.program`` (LM layer and modules), ``filingqa.signatures`` (typed LM steps),
-``filingqa.sandbox`` (runs model-written Python), ``filingqa.metrics`` (the strict judge),
-``filingqa.optimizers`` (compile-time metric and optimizers), ``filingqa.models`` (pinned
-offline model files). ``filingqa.load("artifacts/<name>")`` returns a compiled program.
+The public API: ``filingqa.load("artifacts/<name>")`` returns a compiled program, and
+:mod:`filingqa.ask` answers a question over a filing or an index; the ``filingqa`` command
+(:mod:`filingqa.cli`) sits on top. The packages below are laid out by role, one way down
+(see the README's architecture section).
 """
 
 from __future__ import annotations
@@ -12,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filingqa import _moved
+
 if TYPE_CHECKING:
     from filingqa.program.financial_qa import FinancialQA
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "load"]
+
+_moved.install()
 
 
 def load(path: str | Path, lm: Any = None, *, api_base: str | None = None) -> FinancialQA:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from filingqa import __version__
-from filingqa.config import ConfigError
+from filingqa.core.config import ConfigError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -305,8 +305,8 @@ def _add_compile(commands) -> None:
 
 
 def _run_ask(args: argparse.Namespace) -> int:
-    from filingqa.program.ask import answer_over_filing, answer_over_index, format_answer
-    from filingqa.program.lm import get_lm
+    from filingqa.ask import answer_over_filing, answer_over_index, format_answer
+    from filingqa.lm.backbone import get_lm
 
     index = _ask_index(args)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
@@ -328,7 +328,7 @@ def _run_ask(args: argparse.Namespace) -> int:
 def _ask_index(args: argparse.Namespace) -> Path | None:
     """The index ask searches (when --index, --company or --doc is given), or None to answer
     over one filing (--filing, default: the bundled sample)."""
-    from filingqa.program.ask import ask_index
+    from filingqa.ask import ask_index
 
     wants_index = bool(args.index or args.company or args.doc)
     if args.filing is not None and wants_index:
@@ -347,7 +347,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         run_evaluation,
     )
     from filingqa.evaluation.summary import format_table
-    from filingqa.program.lm import get_lm
+    from filingqa.lm.backbone import get_lm
 
     modes = _comma_list(args.mode)
     if "retrieval" in modes:
@@ -432,7 +432,7 @@ def _run_models_status(_: argparse.Namespace) -> int:
 
 
 def _run_data_list(args: argparse.Namespace) -> int:
-    from filingqa.config import data_dir
+    from filingqa.core.config import data_dir
     from filingqa.datasets import available_datasets, format_table
 
     print(format_table(available_datasets(data_dir(args.data_dir))))
@@ -467,7 +467,7 @@ def _run_judge(args: argparse.Namespace) -> int:
 
     lm = None
     if not args.no_llm:
-        from filingqa.program.lm import get_lm
+        from filingqa.lm.backbone import get_lm
 
         lm = get_lm(args.lm, api_base=args.api_base)
     judge = StrictJudge(lm=lm)
@@ -480,6 +480,7 @@ def _run_judge(args: argparse.Namespace) -> int:
 
 
 def _run_compile(args: argparse.Namespace) -> int:
+    from filingqa.lm.backbone import get_lm, is_embedded
     from filingqa.optimizers.compile import (
         CompileRequest,
         describe_plan,
@@ -487,7 +488,6 @@ def _run_compile(args: argparse.Namespace) -> int:
         run_compile,
     )
     from filingqa.optimizers.presets import OptimizerSettings, preset
-    from filingqa.program.lm import get_lm, is_embedded
 
     settings = preset(args.optimizer, args.budget, local=is_embedded(args.lm))
     chosen = {

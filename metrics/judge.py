@@ -7,13 +7,13 @@ from decimal import Decimal
 
 import dspy
 
+from filingqa.lm.backbone import adapter_for
 from filingqa.metrics.category import resolve_category
 from filingqa.metrics.exact import exact_verdict
+from filingqa.metrics.judge_signature import JudgeAnswer
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.metrics.precheck import precheck
 from filingqa.metrics.verdict import Verdict
-from filingqa.program.lm import adapter_for
-from filingqa.signatures.judge import JudgeAnswer
 
 __all__ = ["StrictJudge", "Verdict"]
 

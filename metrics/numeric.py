@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from filingqa.metrics.numbers import (
+from filingqa.core.numbers import (
     ParsedNumber,
     extract_numbers,
     names_percent,

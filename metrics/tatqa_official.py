@@ -22,7 +22,7 @@ import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from filingqa.metrics.numbers import parse_number
+from filingqa.core.numbers import parse_number
 
 NUMERIC_ANSWER_TYPES = frozenset({"arithmetic", "count"})
 ARTICLES = frozenset({"a", "an", "the"})

@@ -14,7 +14,7 @@ from typing import BinaryIO, Literal
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from filingqa.config import models_dir
+from filingqa.core.config import models_dir
 from filingqa.models import sources
 from filingqa.models.registry import (
     DEFAULT_EMBEDDING,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from filingqa.cache import disk_cache
+from filingqa.core.cache import disk_cache
 from filingqa.models.registry import PinnedFile
 
 _CHUNK = 8 * 1024 * 1024

@@ -33,14 +33,7 @@ import dspy
 from dspy.utils.usage_tracker import UsageTracker
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.datasets import QARecord
-from filingqa.evaluation.modes import Mode
-from filingqa.evaluation.runner import Row, read_rows, run_mode
-from filingqa.metrics.judge import StrictJudge
-from filingqa.optimizers import compile_data
-from filingqa.optimizers.compile_data import SplitSpec
-from filingqa.optimizers.compiled_modes import pot_mode, program_mode
-from filingqa.optimizers.manifest import (
+from filingqa.artifacts.manifest import (
     PROGRAM_FILE,
     RERANKER_DIR,
     ROUTER_DIR,
@@ -51,14 +44,22 @@ from filingqa.optimizers.manifest import (
     redact_url,
     write_manifest,
 )
-from filingqa.optimizers.metric import JudgeMetric
+from filingqa.datasets import QARecord
+from filingqa.evaluation.modes import Mode
+from filingqa.evaluation.runner import Row, read_rows, run_mode
+from filingqa.lm.backbone import adapter_for, is_embedded, is_local
+from filingqa.metrics.dspy_metric import JudgeMetric
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers import compile_data
+from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.compiled_modes import pot_mode, program_mode
 from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
-from filingqa.optimizers.router_training import label_questions, train_router
+from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
 from filingqa.optimizers.train_reranker import TRAINING_FILE, split_hashes, train_reranker
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import adapter_for, is_embedded, is_local
 from filingqa.program.pot import ProgramOfThought
+from filingqa.router.training import train_router
 
 SETTINGS_FILE = "compile.json"
 OPTIMIZED_FILE = "optimized.json"

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.optimizers.presets import Target
-from filingqa.program.passages import render
+from filingqa.retrieval.evidence import render
 
 BENCHMARK_SPEC = "tatqa:dev"
 BENCHMARK_SIZE = 100

@@ -8,10 +8,10 @@ import dspy
 from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.modes import Mode, ModeAnswer
+from filingqa.lm.backbone import adapter_for
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import adapter_for
-from filingqa.program.passages import render
 from filingqa.program.pot import ProgramOfThought
+from filingqa.retrieval.evidence import render
 
 
 def pot_mode(pot: ProgramOfThought) -> Mode:

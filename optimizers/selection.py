@@ -13,34 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import comb
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from filingqa.artifacts.manifest import Selection
 
 if TYPE_CHECKING:
     from filingqa.evaluation.runner import Row
-
-
-class Selection(BaseModel):
-    """Which program the artifact keeps, and the paired dev evidence for it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kept: Literal["compiled", "uncompiled"]
-    wins: int
-    """Dev questions the compiled program gets right and the uncompiled one wrong."""
-    losses: int
-    """Dev questions the uncompiled program gets right and the compiled one wrong."""
-    p_value: float
-    """One-sided sign test over the ``wins + losses`` questions where the two differ."""
-    max_p_value: float
-
-    def describe(self) -> str:
-        """One line for a terminal."""
-        return (
-            f"kept the {self.kept} program: compiled wins {self.wins}, loses {self.losses} "
-            f"dev questions (sign test p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
-        )
 
 
 def sign_test(wins: int, losses: int) -> float:

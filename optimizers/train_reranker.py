@@ -32,14 +32,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from filingqa.config import home_dir
 from filingqa.datasets.records import QARecord, Table
 from filingqa.datasets.registry import load_dataset, parse_spec
 from filingqa.optimizers.hard_negatives import PassageFacts, mine_hard_negatives, pool_facts
@@ -48,11 +46,13 @@ from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion
 from filingqa.retrieval.lexical import tokenize
 from filingqa.retrieval.rerank import (
     FEATURE_NAMES,
+    TRAINING_FILE,
     Candidate,
     QueryInfo,
     Reranker,
     analyse_query,
     candidate_documents,
+    default_artifact_dir,
     feature_matrix,
     page_key,
     query_companies,
@@ -77,22 +77,11 @@ DEFAULT_DEPTH = 50
 DEFAULT_PAGES = 10
 WINDOW_WORDS = 120
 WINDOW_STRIDE = 100
-TRAINING_FILE = "training.json"
 _FINQA_FILE = re.compile(r"^(?P<ticker>[A-Za-z.\-]+)/(?P<year>\d{4})/page_(?P<page>\d+)\.pdf$")
 
 
 class DataLeakError(ValueError):
     """Training material overlaps a split that is evaluated."""
-
-
-def default_artifact_dir() -> Path:
-    """Where a trained reranker goes unless told otherwise: ``<home>/artifacts/reranker``."""
-    return home_dir() / "artifacts" / "reranker"
-
-
-def shipped_artifact_dir() -> Path:
-    """The reranker that ships with filingqa (``artifacts/reranker`` in the repository)."""
-    return Path(str(resources.files("filingqa.artifacts") / "reranker"))
 
 
 # --- passages from QA records -------------------------------------------------------------
@@ -588,7 +577,7 @@ def check_hygiene(train: Sequence[QARecord], evaluated: Sequence[QARecord]) -> N
 
 def split_hashes(specs: Iterable[str], data_dir: Path | None = None) -> dict[str, dict[str, str]]:
     """``spec -> {file name: sha256}`` of the files backing each split."""
-    from filingqa.config import data_dir as resolve
+    from filingqa.core.config import data_dir as resolve
 
     root = resolve(data_dir)
     out: dict[str, dict[str, str]] = {}

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from filingqa.program.final_answer import FinalAnswer
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.search_handle import SearchHandle
 from filingqa.retrieval import Passage
+from filingqa.retrieval.handle import SearchHandle
 from filingqa.signatures.conversation import MakeStandalone
 
 CARRIED_PASSAGES = 8

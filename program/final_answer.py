@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from filingqa.program.citations import Citation
-from filingqa.program.trace import Trace
+from filingqa.checks.citations import Citation
+from filingqa.lm.trace import Trace
 from filingqa.retrieval import Passage
 from filingqa.sandbox.outcome import Answer
 

@@ -11,15 +11,15 @@ reason (PoT in the sandbox / CoT) ──► verify ──► REJECT: refine, ret
       ▼
 anti-refusal review ──► FinalAnswer (value, working, citations, confidence, trace)
 
-Every LM-backed step runs under :func:`~filingqa.program.faults.attempt`: a failure is a
-:class:`~filingqa.program.faults.Fault` on that step of the trace, and the question degrades
+Every LM-backed step runs under :func:`~filingqa.lm.faults.attempt`: a failure is a
+:class:`~filingqa.lm.faults.Fault` on that step of the trace, and the question degrades
 instead of raising — optional steps (ambiguity, decomposition, curation, refinement) are
 skipped, HyDE retrieval falls back to the question alone, a context overflow shrinks the
 evidence and retries, a failed verification leaves the answer ``unverified``, and a failed
 reasoning step ends the question with outcome ``error`` and the fault as its reason. No
 answer leaves with a number found neither in the evidence nor among the computed values.
 The program writer is also told the formula convention the question's wording calls for
-(:mod:`~filingqa.program.formulas`); bare PoT is not.
+(:mod:`~filingqa.checks.formulas`); bare PoT is not.
 """
 
 from __future__ import annotations
@@ -35,25 +35,27 @@ from typing import Any, Literal
 import dspy
 from pydantic import BaseModel, Field
 
-from filingqa.program.ambiguity_cues import ambiguity_cue
-from filingqa.program.citations import Citation, cite
+from filingqa.checks.ambiguity_cues import ambiguity_cue
+from filingqa.checks.answer_checks import CheckReport, automatic_checks
+from filingqa.checks.citations import Citation, cite
+from filingqa.checks.formulas import formula_note
+from filingqa.checks.inputs import clean_question, question_problem
+from filingqa.checks.refusal import is_refusal, unsupported_numbers
+from filingqa.checks.screening import ScreenedSearch, screen
+from filingqa.checks.units import display_value
+from filingqa.lm.faults import Fault, attempt, fault_of
+from filingqa.lm.trace import Step, Trace
+from filingqa.program.anti_refusal import AntiRefusal
 from filingqa.program.curation import Curator
-from filingqa.program.evidence_buffer import EvidenceBuffer
-from filingqa.program.faults import Fault, attempt, fault_of
 from filingqa.program.final_answer import FinalAnswer, Outcome, ReadingAnswer
-from filingqa.program.formulas import formula_note
-from filingqa.program.inputs import clean_question, question_problem
 from filingqa.program.multi_hyde import MultiHydeRetriever, Retrieved
-from filingqa.program.passages import render, within_budget
 from filingqa.program.pot import ProgramOfThought
-from filingqa.program.refusal import AntiRefusal, is_refusal, unsupported_numbers
-from filingqa.program.router import RoutingDecision, route_by_rule
-from filingqa.program.screening import ScreenedSearch, screen
-from filingqa.program.search_handle import SearchHandle
-from filingqa.program.trace import Step, Trace
-from filingqa.program.units import display_value
-from filingqa.program.verification import CheckReport, Verdict, Verifier, automatic_checks
+from filingqa.program.verification import Verdict, Verifier
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render, within_budget
+from filingqa.retrieval.evidence_buffer import EvidenceBuffer
+from filingqa.retrieval.handle import SearchHandle
+from filingqa.router.rule import RoutingDecision, route_by_rule
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.ambiguity import (
     AggregateInterpretations,
@@ -128,7 +130,7 @@ class FinancialQA(dspy.Module):
     """Answer questions about filings; see the module docstring for the flow.
 
     Call with ``question`` and either ``passages`` (gold context) or ``search`` (a
-    :class:`~filingqa.program.search_handle.SearchHandle` over an index); ``company``
+    :class:`~filingqa.retrieval.handle.SearchHandle` over an index); ``company``
     narrows the search; ``carried`` passages (earlier turns of a conversation) join the
     evidence buffer at low priority. Returns a ``dspy.Prediction`` with ``answer`` (text)
     and ``final`` (:class:`~filingqa.program.final_answer.FinalAnswer`).
@@ -622,7 +624,7 @@ def _screened_sources(
     carried: list[Passage] | None,
     trace: Trace,
 ) -> Sources:
-    """The question's sources with every passage screened (:mod:`~filingqa.program.screening`);
+    """The question's sources with every passage screened (:mod:`~filingqa.checks.screening`);
     each time lines are withheld, a ``screen`` step in the trace lists them."""
 
     def withheld(lines: list[str]) -> None:

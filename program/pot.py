@@ -9,10 +9,10 @@ from typing import Any, NamedTuple
 import dspy
 from pydantic import BaseModel
 
-from filingqa.program.cell_check import cell_feedback, misreads
-from filingqa.program.code_adapter import FencedCodeAdapter
-from filingqa.program.sign_check import sign_feedback, subtracted_negatives
-from filingqa.program.table_rows import linearize_tables
+from filingqa.checks.cell_check import cell_feedback, misreads
+from filingqa.checks.sign_check import sign_feedback, subtracted_negatives
+from filingqa.checks.table_rows import linearize_tables
+from filingqa.lm.code_adapter import FencedCodeAdapter
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
@@ -41,14 +41,14 @@ class ProgramOfThought(dspy.Module):
     (how many samples gave the chosen value).
 
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
-    rows (:func:`~filingqa.program.table_rows.linearize_tables`). Off by default: on the
+    rows (:func:`~filingqa.checks.table_rows.linearize_tables`). Off by default: on the
     first 75 TAT-QA dev arithmetic questions the 1.5B model scored 38/75 with labelled rows
     and 41/75 with the pipe tables (it fixes column mix-ups but loses other questions). With
     ``samples`` > 1 (self-consistency) further programs are sampled at temperature
     ``SAMPLE_TEMPERATURE`` after the greedy one, and the value most programs agree on wins;
     ties go to the earliest sample. With ``check_cells`` a program whose figures come from
     rows or year columns the question does not ask about gets one revision told which cells
-    it should have used (:mod:`~filingqa.program.cell_check`; off by default so that bare
+    it should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare
     PoT stays the bare prompt).
     """
 
@@ -73,7 +73,7 @@ class ProgramOfThought(dspy.Module):
         self.check_cells = check_cells
 
     def forward(self, question: str, evidence: str, formula: str | None = None) -> dspy.Prediction:
-        """``formula`` (:func:`~filingqa.program.formulas.formula_note`) is shown after the
+        """``formula`` (:func:`~filingqa.checks.formulas.formula_note`) is shown after the
         question when given; without it the request is the bare prompt."""
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
@@ -200,7 +200,7 @@ _Check = Callable[[str, str, str], tuple[int, str]]
 
 
 def _sign_slips(program: str, evidence: str, question: str) -> tuple[int, str]:
-    """The sign check (:mod:`~filingqa.program.sign_check`): 1 when the program subtracts
+    """The sign check (:mod:`~filingqa.checks.sign_check`): 1 when the program subtracts
     parenthesised figures it made negative (a revision is kept only when it no longer does
     so at all), and the reason to give."""
     magnitudes = subtracted_negatives(program, evidence, question)
@@ -208,7 +208,7 @@ def _sign_slips(program: str, evidence: str, question: str) -> tuple[int, str]:
 
 
 def _cell_misreads(program: str, evidence: str, question: str) -> tuple[int, str]:
-    """The cell check (:mod:`~filingqa.program.cell_check`): figures from rows or year
+    """The cell check (:mod:`~filingqa.checks.cell_check`): figures from rows or year
     columns the question does not ask about, and the reason to give."""
     found = misreads(program, evidence, question)
     return len(found), cell_feedback(found) if found else ""

@@ -23,11 +23,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from filingqa.config import home_dir
+from filingqa.core.config import home_dir
 from filingqa.datasets.records import QARecord
 from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex, SearchFilters
+from filingqa.retrieval.index import META_FILE, PassageIndex, SearchFilters
 from filingqa.retrieval.ingest import (
     SUFFIXES,
     IngestedDocument,
@@ -54,6 +54,15 @@ FINANCEBENCH_INFO = "financebench/financebench_document_information.jsonl"
 DEFAULT_FLUSH = 2_000
 _FINQA_FILE = re.compile(r"^(?P<ticker>[A-Za-z.\-]+)/(?P<year>\d{4})/page_\d+\.pdf$")
 _REMOTE = re.compile(r"^https?://")
+
+
+class IndexMissingError(FileNotFoundError):
+    """The index a retrieved-context setting needs has not been built."""
+
+
+def index_built(directory: Path) -> bool:
+    """Whether ``filingqa index`` has built an index in ``directory``."""
+    return (directory / META_FILE).is_file()
 
 
 def default_index_dir(name: str = "default") -> Path:
@@ -240,9 +249,9 @@ def dataset_corpus(spec: str, data_dir: str | Path | None = None) -> Corpus:
     record's context, one document each, first record wins).
 
     Raises:
-        filingqa.config.ConfigError: no data dir, or no such dataset or split.
+        filingqa.core.config.ConfigError: no data dir, or no such dataset or split.
     """
-    from filingqa.config import data_dir as resolve
+    from filingqa.core.config import data_dir as resolve
 
     root = resolve(data_dir)
     name = spec.strip()

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from filingqa.cache import disk_cache
-from filingqa.config import models_dir
+from filingqa.core.cache import disk_cache
+from filingqa.core.config import models_dir
 from filingqa.models.registry import DEFAULT_EMBEDDING
 
 if TYPE_CHECKING:

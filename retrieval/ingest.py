@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
-from filingqa.cache import disk_cache
+from filingqa.core.cache import disk_cache
 from filingqa.datasets.records import QARecord, Table
 from filingqa.retrieval.chunking import chunk_text
 from filingqa.retrieval.documents import Document, Passage

@@ -26,7 +26,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from filingqa.config import home_dir
+from filingqa.core.config import home_dir
 from filingqa.retrieval.documents import DocType, Document
 from filingqa.retrieval.fiscal import (
     DATE_RE,

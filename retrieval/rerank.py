@@ -17,12 +17,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
+from filingqa.core.config import home_dir
 from filingqa.retrieval import lexicon
 from filingqa.retrieval.dedup import dedup
 from filingqa.retrieval.documents import Document, Passage
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 MODEL_FILE = "model.txt"
 FEATURES_FILE = "features.json"
+TRAINING_FILE = "training.json"
 FEATURE_VERSION = 3
 PREDICT_THREADS = 1
 """One query's few hundred rows score fastest on one thread (no pool start-up or spinning)."""
@@ -76,6 +79,17 @@ FEATURE_NAMES: tuple[str, ...] = (
 
 ITEM_PRIOR: dict[str, float] = {"7": 1.0, "8": 1.0, "6": 0.7, "7a": 0.5, "5": 0.3, "1": 0.2}
 """How likely a 10-K/10-Q Item is to hold financial figures (MD&A and statements first)."""
+
+
+def default_artifact_dir() -> Path:
+    """Where a trained reranker goes unless told otherwise: ``<home>/artifacts/reranker``."""
+    return home_dir() / "artifacts" / "reranker"
+
+
+def shipped_artifact_dir() -> Path:
+    """The reranker that ships with filingqa (``artifacts/reranker`` in the repository)."""
+    return Path(str(resources.files("filingqa.artifacts") / "reranker"))
+
 
 _NAN = float("nan")
 _ITEM = re.compile(r"(?:item\s*)?(\d+[a-z]?)\b", re.IGNORECASE)

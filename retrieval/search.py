@@ -410,7 +410,7 @@ def load_reranker(choice: ReRankerChoice = "default") -> Reranker | None:
     if choice is None or isinstance(choice, Reranker):
         return choice
     if choice == "default":  # the user's own training, else the one filingqa ships
-        from filingqa.optimizers.train_reranker import default_artifact_dir, shipped_artifact_dir
+        from filingqa.retrieval.rerank import default_artifact_dir, shipped_artifact_dir
 
         trained = default_artifact_dir()
         directory = trained if trained.is_dir() else shipped_artifact_dir()

@@ -1,7 +1,7 @@
 """Program-of-Thought: the LM writes Python that computes the answer from the evidence.
 
 The evidence comes before the question and the instruction is one plain sentence, as in a
-bare prompt (see :class:`~filingqa.program.code_adapter.FencedCodeAdapter`).
+bare prompt (see :class:`~filingqa.lm.code_adapter.FencedCodeAdapter`).
 """
 
 from __future__ import annotations

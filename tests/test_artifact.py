@@ -8,11 +8,11 @@ import pytest
 
 import filingqa
 from filingqa.artifact import BackboneMismatch
+from filingqa.artifacts.manifest import UnsupportedArtifact
 from filingqa.datasets import load_dataset
 from filingqa.evaluation.gold_context import gold_passages
-from filingqa.optimizers.manifest import UnsupportedArtifact
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lightgbm_router import LightGBMRouter
+from filingqa.router.lightgbm_router import LightGBMRouter
 
 from .optimizers.compile_fakes import SPLIT, compile_small, rule_lm, write_data_dir
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.ask import FilingAnswer
 from filingqa.cli import main
 from filingqa.evaluation.open_corpus import OpenCorpus
-from filingqa.program.ask import FilingAnswer
 
 from .evaluation.fakes import ListSearch, chat, write_financebench
 
@@ -22,7 +22,7 @@ def no_lm(monkeypatch: pytest.MonkeyPatch) -> None:
     def get_lm(*_, **__):
         raise AssertionError("the LM was loaded")
 
-    monkeypatch.setattr("filingqa.program.lm.get_lm", get_lm)
+    monkeypatch.setattr("filingqa.lm.backbone.get_lm", get_lm)
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def lm_replies(monkeypatch: pytest.MonkeyPatch, scripted_lm):
 
     def use(replies: list[str]):
         lm = scripted_lm(replies)
-        monkeypatch.setattr("filingqa.program.lm.get_lm", lambda *_, **__: lm)
+        monkeypatch.setattr("filingqa.lm.backbone.get_lm", lambda *_, **__: lm)
         return lm
 
     return use
@@ -150,7 +150,7 @@ def test_eval_passes_fresh_cache_to_the_run(
         seen.append(settings.fresh_cache)
         return {}
 
-    monkeypatch.setattr("filingqa.program.lm.get_lm", lambda spec, **_: spec)
+    monkeypatch.setattr("filingqa.lm.backbone.get_lm", lambda spec, **_: spec)
     monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", run_evaluation)
     argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--out", str(tmp_path)]
     assert main([*argv, *(["--fresh-cache"] if fresh else [])]) == 0
@@ -189,7 +189,7 @@ def index_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
             seconds=0.1,
         )
 
-    monkeypatch.setattr("filingqa.program.ask.answer_over_index", answer_over_index)
+    monkeypatch.setattr("filingqa.ask.answer_over_index", answer_over_index)
     return calls
 
 

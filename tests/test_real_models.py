@@ -6,10 +6,10 @@ import dspy
 import numpy as np
 import pytest
 
+from filingqa.ask import SAMPLE_QUESTION, answer_over_filing, sample_filing
+from filingqa.lm.backbone import adapter_for, get_lm
+from filingqa.lm.llama_engine import MAX_ARRAY_ITEMS
 from filingqa.models.embedding import load_text_embedding
-from filingqa.program.ask import SAMPLE_QUESTION, answer_over_filing, sample_filing
-from filingqa.program.llama_engine import MAX_ARRAY_ITEMS
-from filingqa.program.lm import adapter_for, get_lm
 from filingqa.program.multi_hyde import MultiHydeRetriever
 from filingqa.signatures.hyde import PASSAGE_CHARS
 
@@ -76,7 +76,7 @@ def test_embedding_model_embeds_offline() -> None:
 
 def test_financial_qa_answers_end_to_end_over_an_index(local_lm: dspy.LM, tmp_path) -> None:
     """Ingest the sample filing, index it (MiniLM + BM25), then the whole program answers."""
-    from filingqa.program.ask import answer_over_index
+    from filingqa.ask import answer_over_index
     from filingqa.retrieval.corpus import build_index
 
     report = build_index(tmp_path / "index", paths=[sample_filing()], progress=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from filingqa.cache import disk_cache
+from filingqa.core.cache import disk_cache
 from filingqa.datasets import load_dataset
 from filingqa.datasets.convfinqa import CACHE_NAME
 

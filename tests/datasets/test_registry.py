@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.config import ConfigError
+from filingqa.core.config import ConfigError
 from filingqa.datasets import (
     AmbiguousSplitError,
     DatasetFormatError,

@@ -8,8 +8,8 @@ import pytest
 from filingqa.datasets.records import Context, Evidence, Page, QARecord
 from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
-from filingqa.program.lightgbm_router import LightGBMRouter
 from filingqa.retrieval.rerank import Reranker
+from filingqa.router.lightgbm_router import LightGBMRouter
 
 from .fakes import CASH_FLOW, PROGRAM_REPLIES, QUESTION, ListSearch, chat, fenced
 

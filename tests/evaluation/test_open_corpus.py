@@ -124,7 +124,7 @@ def built_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_open_corpus_gives_full_and_plain_search_and_releases_the_index(
     built_index: Path,
 ) -> None:
-    from filingqa.program.ask import DocumentSearch
+    from filingqa.ask import DocumentSearch
     from filingqa.retrieval.search import FilingSearch, SearchSettings
 
     assert index_built(built_index)

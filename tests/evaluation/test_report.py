@@ -5,7 +5,7 @@ from pathlib import Path
 from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import Row
 from filingqa.evaluation.summary import summarize
-from filingqa.program.trace import Step
+from filingqa.lm.trace import Step
 
 from .fakes import judged_row
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from filingqa.core.numbers import extract_numbers, parse_number
 from filingqa.metrics.judge import StrictJudge
-from filingqa.metrics.numbers import extract_numbers, parse_number
 from filingqa.metrics.numeric import numeric_verdict
 
 NUMBERISH = st.text(alphabet="0123456789.,-−()$%€ bkmMBKtnillo—yesYN\n", max_size=40)

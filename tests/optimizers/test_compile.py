@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.artifacts.manifest import read_manifest
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
+from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
 from filingqa.optimizers.compile import _model_file, optimize, plan_compile
-from filingqa.optimizers.manifest import read_manifest
-from filingqa.optimizers.metric import JudgeMetric
 from filingqa.optimizers.presets import estimate, preset
 from filingqa.program.pot import ProgramOfThought
 

@@ -3,7 +3,8 @@ import json
 import dspy
 import pytest
 
-from filingqa.program.refusal import AntiRefusal, is_refusal, unsupported_numbers
+from filingqa.checks.refusal import is_refusal, unsupported_numbers
+from filingqa.program.anti_refusal import AntiRefusal
 
 EVIDENCE = "Net revenue was $4,186.3 million in fiscal 2024 and $3,902.7 million in 2023."
 

@@ -2,7 +2,8 @@ import json
 
 import dspy
 
-from filingqa.program.verification import Verifier, automatic_checks
+from filingqa.checks.answer_checks import automatic_checks
+from filingqa.program.verification import Verifier
 from filingqa.retrieval import Passage
 
 TABLE = Passage(

@@ -8,13 +8,13 @@ import time
 import dspy
 import pytest
 
-from filingqa.metrics.numbers import parse_number
+from filingqa.ask import answer_with_search, checked_question
+from filingqa.checks.inputs import MAX_QUESTION_CHARS
+from filingqa.core.numbers import parse_number
 from filingqa.metrics.numeric import numeric_verdict
-from filingqa.program.ask import answer_with_search, checked_question
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.inputs import MAX_QUESTION_CHARS
-from filingqa.program.passages import render, split_filing
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render, split_filing
 
 from .faulty_lm import (
     AMBIGUITY,

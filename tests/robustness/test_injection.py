@@ -13,7 +13,7 @@ import dspy
 import pytest
 
 from filingqa.program.financial_qa import WITHHELD, FinancialQA
-from filingqa.program.passages import EVIDENCE_END, render
+from filingqa.retrieval.evidence import EVIDENCE_END, render
 
 from .faulty_lm import AMBIGUITY, COT, NO_AMBIGUITY, WRITE, faulty_lm, fenced
 from .test_lm_faults import MDNA

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 import dspy
 import pytest
 
-from filingqa.program.faults import Fault, attempt, classify
+from filingqa.checks.refusal import unsupported_numbers
+from filingqa.lm.faults import Fault, attempt, classify
+from filingqa.lm.trace import Trace
 from filingqa.program.final_answer import FinalAnswer
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.passages import render
-from filingqa.program.refusal import unsupported_numbers
-from filingqa.program.trace import Trace
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render
 
 from ..evaluation.fakes import CASH_FLOW
 from .faulty_lm import (
@@ -220,7 +220,7 @@ def assert_marked(final: FinalAnswer) -> None:
 
 
 def _numbers(text: str):
-    from filingqa.metrics.numbers import extract_numbers
+    from filingqa.core.numbers import extract_numbers
 
     return extract_numbers(text)
 

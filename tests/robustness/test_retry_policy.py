@@ -11,8 +11,8 @@ from dspy.utils.exceptions import (
     LMTimeoutError,
 )
 
+from filingqa.lm.backbone import RetryingLM, RetryPolicy, get_lm
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lm import RetryingLM, RetryPolicy, get_lm
 
 from .faulty_lm import AMBIGUITY, NO_AMBIGUITY, WRITE, FaultyEngine, Injection, fenced
 from .test_lm_faults import CASH_FLOW, FCF

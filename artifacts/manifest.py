@@ -1,0 +1,160 @@
+"""``manifest.json`` of a compiled artifact: what was compiled, for which backbone, on
+which data, how well, at what cost. Written by ``filingqa compile``, validated by
+:func:`filingqa.load`. Never holds secrets: URLs lose credentials and query strings, and
+any value of a secret-looking environment variable is scrubbed before writing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict
+
+FORMAT_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+PROGRAM_FILE = "program.json"
+ROUTER_DIR = "router"
+RERANKER_DIR = "reranker"
+REDACTED = "<redacted>"
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+_MIN_SECRET_CHARS = 8
+
+
+class UnsupportedArtifact(ValueError):
+    """The artifact's format version is not one this filingqa reads."""
+
+
+class ModelFile(BaseModel):
+    """The local GGUF file a program was compiled with."""
+
+    name: str
+    sha256: str
+
+
+class Scores(BaseModel):
+    """Dev accuracy (strict judge) and mean cost per question."""
+
+    questions: int
+    accuracy: float
+    lm_calls: float
+    seconds: float
+
+
+class DataSplit(BaseModel):
+    """One drawn split: its specs, question count, id hash and backing file hashes."""
+
+    specs: list[str]
+    questions: int
+    ids_sha256: str
+    files: dict[str, dict[str, str]]
+
+
+class Selection(BaseModel):
+    """Which program the artifact keeps, and the paired dev evidence for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kept: Literal["compiled", "uncompiled"]
+    wins: int
+    """Dev questions the compiled program gets right and the uncompiled one wrong."""
+    losses: int
+    """Dev questions the uncompiled program gets right and the compiled one wrong."""
+    p_value: float
+    """One-sided sign test over the ``wins + losses`` questions where the two differ."""
+    max_p_value: float
+
+    def describe(self) -> str:
+        """One line for a terminal."""
+        return (
+            f"kept the {self.kept} program: compiled wins {self.wins}, loses {self.losses} "
+            f"dev questions (sign test p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
+        )
+
+
+class Manifest(BaseModel):
+    """Everything about one compiled artifact (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: int = FORMAT_VERSION
+    name: str
+    created: str
+    backbone: str
+    lm_model: str
+    api_base: str | None = None
+    model_file: ModelFile | None = None
+    teacher_lm: str | None = None
+    versions: dict[str, str]
+    optimizer: dict[str, Any]
+    program_file: str = PROGRAM_FILE
+    program_options: dict[str, Any]
+    data: dict[str, DataSplit]
+    before: Scores
+    after: Scores
+    candidates: list[float] = []
+    selection: Selection | None = None
+    router: dict[str, Any] | None = None
+    reranker: dict[str, Any] | None = None
+    estimate: dict[str, Any]
+    lm_calls: dict[str, int]
+    wall_seconds: float
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` without user, password, query string or fragment."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _secret_values() -> list[str]:
+    return [
+        value
+        for name, value in os.environ.items()
+        if _SECRET_NAME.search(name) and len(value) >= _MIN_SECRET_CHARS
+    ]
+
+
+def scrub(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every secret (default: values of secret-looking env vars) replaced."""
+    for secret in sorted(secrets if secrets is not None else _secret_values(), key=len)[::-1]:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def write_manifest(manifest: Manifest, directory: Path) -> Path:
+    """Write ``manifest.json`` (scrubbed) into ``directory``; return its path."""
+    path = directory / MANIFEST_FILE
+    text = json.dumps(manifest.model_dump(mode="json"), indent=2) + "\n"
+    path.write_text(scrub(text), encoding="utf-8")
+    return path
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """The validated manifest of the artifact in ``directory``.
+
+    Raises:
+        FileNotFoundError: ``directory`` holds no manifest.
+        UnsupportedArtifact: its format version is not :data:`FORMAT_VERSION`.
+        ValueError: the manifest does not validate.
+    """
+    path = Path(directory) / MANIFEST_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{directory} is not a compiled artifact (no {MANIFEST_FILE})")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    version = raw.get("format_version") if isinstance(raw, dict) else None
+    if version != FORMAT_VERSION:
+        raise UnsupportedArtifact(
+            f"{directory}: artifact format version {version!r} is not supported "
+            f"(this filingqa reads version {FORMAT_VERSION}); recompile it with "
+            "`filingqa compile` or use the filingqa version that wrote it"
+        )
+    return Manifest.model_validate(raw)

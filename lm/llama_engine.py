@@ -1,0 +1,214 @@
+"""The embedded LLM: llama-cpp-python in process, as a DSPy engine (``dspy.LM(engine=...)``).
+
+DSPy 3.4 drives custom backends through an engine object with ``complete(Request)``; the
+``dspy.LM`` around it owns caching, history, usage accounting and retries, so this module
+only turns one canonical request into one llama.cpp chat completion.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dspy.lm15 import (
+    ContextLengthError,
+    Message,
+    Request,
+    Response,
+    TextPart,
+    Usage,
+    response_to_events,
+)
+
+from filingqa.lm.json_output import escape_raw_control_chars
+
+DEFAULT_CONTEXT_TOKENS = 8192
+DEFAULT_MAX_TOKENS = 1024
+# Under the schema grammar a list may otherwise grow until the token limit: the 1.5B model
+# repeated "quick ratio for Q2 FY2023" as a query variant until it hit 256 tokens. No
+# signature of the program asks for more items than this.
+MAX_ARRAY_ITEMS = 12
+
+
+class LlamaCppEngine:
+    """Runs chat completions on a local GGUF model; one generation at a time (thread-safe).
+
+    ``n_threads`` (generation threads) defaults to every CPU: llama-cpp-python's own default,
+    half of them, generated 12–14 tokens/s after a 3,000-token prompt on this 2-core machine
+    against 18–29 with both (``benchmarks/llm_threads.py``); prompt processing already uses
+    every CPU.
+
+    JSON requests from DSPy's JSONAdapter (``response_format`` with a JSON schema) are
+    decoded under llama.cpp's schema grammar, given as ``{"type": "json_object",
+    "schema": ...}`` — the only form llama-cpp-python honours.
+    """
+
+    supports_response_schema = True
+    supports_function_calling = False
+    supports_reasoning = False
+    supported_params = frozenset(
+        {"temperature", "max_tokens", "top_p", "top_k", "stop", "seed", "response_format"}
+    )
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        n_ctx: int = DEFAULT_CONTEXT_TOKENS,
+        n_threads: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.seed = seed
+        self._llama: Any = None
+        self._lock = threading.Lock()
+
+    def complete(self, request: Request) -> Response:
+        """Generate one completion for ``request``."""
+        messages = chat_messages(request)
+        settings = sampling(request, self.seed)
+        started = time.perf_counter()
+        with self._lock:
+            llama = self._model()
+            try:
+                completion = llama.create_chat_completion(messages=messages, **settings)
+            except ValueError as problem:
+                if "context window" in str(problem) or "exceed" in str(problem):
+                    raise ContextLengthError(str(problem)) from problem
+                raise
+        return to_response(
+            completion,
+            json_mode="response_format" in settings,
+            seconds=time.perf_counter() - started,
+        )
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        """Stream as one complete response (generation is local and short)."""
+        return response_to_events(self.complete(request))
+
+    def close(self) -> None:
+        """Free the model's memory; it reloads on the next call."""
+        with self._lock:
+            if self._llama is not None:
+                self._llama.close()
+            self._llama = None
+
+    def dump_state(self) -> dict[str, Any]:
+        """JSON state for saving a program that carries this LM."""
+        return {"model_path": str(self.model_path), "n_ctx": self.n_ctx, "seed": self.seed}
+
+    @classmethod
+    def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
+        """Rebuild an engine from :meth:`dump_state` output."""
+        return cls(
+            state["model_path"],
+            n_ctx=state.get("n_ctx", DEFAULT_CONTEXT_TOKENS),
+            seed=state.get("seed", 0),
+        )
+
+    def _model(self) -> Any:
+        if self._llama is None:
+            from llama_cpp import Llama
+
+            self._llama = Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                seed=self.seed,
+                verbose=False,
+            )
+        return self._llama
+
+
+def sampling(request: Request, seed: int) -> dict[str, Any]:
+    """llama.cpp settings for ``request``: greedy unless a temperature is given, the
+    in-process sampling defaults spelled out, and JSON requests under the schema grammar."""
+    config = request.config
+    settings: dict[str, Any] = {
+        "temperature": 0.0 if config.temperature is None else config.temperature,
+        "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+        "seed": seed if config.seed is None else config.seed,
+        # llama-cpp-python's in-process defaults, stated so that its server (whose own
+        # defaults differ: repeat_penalty 1.1) samples the same way.
+        "top_k": config.top_k or 40,
+        "top_p": 0.95 if config.top_p is None else config.top_p,
+        "min_p": 0.05,
+        "repeat_penalty": 1.0,
+    }
+    if config.stop:
+        settings["stop"] = list(config.stop)
+    schema = _json_schema(config.response_format)
+    if schema is not None:
+        settings["response_format"] = {"type": "json_object", "schema": bounded(schema)}
+    elif config.response_format is not None:
+        settings["response_format"] = {"type": "json_object"}
+    return settings
+
+
+def bounded(schema: Any) -> Any:
+    """``schema`` with ``maxItems`` (:data:`MAX_ARRAY_ITEMS`) on every array that has none,
+    so the grammar closes a looping list."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: bounded(value) for key, value in schema.items()}
+    if out.get("type") == "array" and "maxItems" not in out:
+        out["maxItems"] = MAX_ARRAY_ITEMS
+    return out
+
+
+def _json_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON schema inside an OpenAI-style ``response_format``, if there is one."""
+    if not response_format:
+        return None
+    nested = response_format.get("json_schema")  # OpenAI's shape; lm15's is flat
+    if isinstance(nested, dict):
+        return nested.get("schema")
+    return response_format.get("schema")
+
+
+def chat_messages(request: Request) -> list[dict[str, str]]:
+    """The request as OpenAI-style chat messages (a developer turn becomes a system one)."""
+    messages: list[dict[str, str]] = []
+    if request.system is not None:
+        system = request.system
+        text = (
+            system
+            if isinstance(system, str)
+            else "".join(getattr(part, "text", "") for part in system)
+        )
+        messages.append({"role": "system", "content": text})
+    for message in request.messages:
+        role = "system" if message.role == "developer" else message.role
+        messages.append({"role": role, "content": message.text or ""})
+    return messages
+
+
+def to_response(completion: dict[str, Any], *, json_mode: bool, seconds: float) -> Response:
+    """A chat completion (llama.cpp's dict) as DSPy's response; raw control characters in
+    JSON strings, which the schema grammar lets through, are escaped."""
+    choice = completion["choices"][0]
+    text = choice["message"].get("content") or ""
+    if json_mode:
+        text = escape_raw_control_chars(text)
+    usage = completion.get("usage") or {}
+    finish = "length" if choice.get("finish_reason") == "length" else "stop"
+    return Response(
+        id=completion.get("id"),
+        model=Path(completion.get("model", "local")).name,
+        message=Message.assistant([TextPart(text)]),
+        finish_reason=finish,
+        usage=Usage(
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            total_tokens=usage.get("total_tokens"),
+        ),
+        provider_data={"seconds": round(seconds, 3)},
+    )
