@@ -1,1 +1,2 @@
-"""Artifacts shipped with filingqa (the trained reranker; compiled programs)."""
+"""Compiled artifacts: the manifest format, reading an artifact into a ready program, and the
+artifacts filingqa ships (the default reranker, the compiled local backbone)."""

@@ -9,8 +9,10 @@ pairs takes the same time. Pairs are (FinanceBench question, candidate passage) 
 product's search, truncated to ``--max-length`` tokens, batched by 16, on one thread
 (CPU time per question; the retrieval budget is p50 <= 50 ms for the whole search).
 
-    cd /tmp && FILINGQA_DATA_DIR=/work/shared/datasets nice -n 19 \\
-        /work/main/.venv/bin/python /work/main/benchmarks/cross_encoder_cost.py
+From the repo root, with the shared data beside it:
+
+    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
+        .venv/bin/python benchmarks/cross_encoder_cost.py
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from filingqa.evaluation.retrieval import ensure_index, financebench_queries
+from filingqa.evaluation.retrieval import ensure_index
+from filingqa.evaluation.retrieval_gold import financebench_queries
 from filingqa.models.registry import DEFAULT_EMBEDDING
 from filingqa.retrieval.search import FilingSearch
 

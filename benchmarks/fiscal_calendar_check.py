@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from filingqa.core.config import data_dir as resolve_data_dir
+from filingqa.retrieval.cover_page import read_cover_texts
 from filingqa.retrieval.fiscal import FiscalCalendar, fiscal_period_of
 from filingqa.retrieval.metadata import (
     DocumentRecord,
@@ -31,7 +32,6 @@ from filingqa.retrieval.metadata import (
     default_store_dir,
     load_document_info,
     parse_doc_name,
-    read_cover_texts,
 )
 
 DEFAULT_JSON = Path(__file__).resolve().parents[1] / "results" / "fiscal_calendar.json"

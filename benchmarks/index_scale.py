@@ -1,13 +1,12 @@
 """Index benchmark: the evidence for the embedded backend and the sparse (BM25) choice.
 
-``scale``: builds :class:`~filingqa.retrieval.index.PassageIndex` from N synthetic filing
-passages (tables and MD&A-style text over 60 companies x 10 years x 10-K/10-Q, numbers
-perturbed so every passage is unique) on each embedded engine, and reports build time,
-disk size and search latency p50/p95 (hybrid with and without payload filters, dense and
-sparse alone), plus a bm25s side index over the same terms for comparison. Dense vectors
-are random 384-d unit vectors (seeded by the text): embedding 100k texts with MiniLM takes
-~1 h on 2 cores, and vector values do not change the engines' work; the real query
-embedding cost is measured separately by ``quality``.
+``scale``: :func:`filingqa.evaluation.scale_latency.scale_run` on each embedded engine (an
+index of N synthetic filing passages from :mod:`filingqa.evaluation.synthetic_filings`,
+random 384-d passage vectors): build time, disk size and search latency p50/p95 (hybrid
+with and without payload filters, dense and sparse alone), plus a bm25s side index over the
+same terms for comparison. Embedding 100k texts with MiniLM would dominate the run, and
+vector values do not change the engines' work; the real query embedding cost is measured
+separately by ``quality``.
 
 ``quality``: a small labelled check on FinanceBench (100 dev questions; corpus = their
 evidence pages cut into ~120-word passages): page hit@k and MRR@10 for bm25s (its own
@@ -25,19 +24,15 @@ Results are merged into ``results/index_scale.json``.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
-import random
 import shutil
 import statistics
 import tempfile
 import time
-import zlib
-from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -45,290 +40,16 @@ from tqdm import tqdm
 
 from filingqa.core.config import ConfigError
 from filingqa.core.config import data_dir as resolve_data_dir
+from filingqa.evaluation.scale_latency import SEARCH_K as K
+from filingqa.evaluation.scale_latency import percentiles, scale_run, timed
+from filingqa.evaluation.synthetic_filings import documents, passages, queries
 from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.lexical import BM25Encoder, tokenize
-from filingqa.retrieval.search import QUERY_THREADS
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = REPO / "results" / "index_scale.json"
-DIM = 384
-T = TypeVar("T")
-K = 10
-YEARS = range(2015, 2025)
-_PREFIXES = [
-    "Northwind",
-    "Contoso",
-    "Fabrikam",
-    "Tailspin",
-    "Litware",
-    "Adatum",
-    "Proseware",
-    "Woodgrove",
-]
-_SUFFIXES = [
-    "Instruments",
-    "Energy",
-    "Foods",
-    "Logistics",
-    "Pharma",
-    "Semiconductors",
-    "Retail",
-    "Insurance",
-]
-COMPANIES = [f"{p} {s}" for p in _PREFIXES for s in _SUFFIXES][:60]
-METRICS = [
-    "Net revenue", "Cost of revenue", "Gross profit", "Research and development",
-    "Selling, general and administrative", "Operating income", "Interest expense",
-    "Income tax expense", "Net income", "Diluted earnings per share", "Total assets",
-    "Total liabilities", "Long-term debt", "Cash and cash equivalents", "Inventories",
-    "Accounts receivable", "Capital expenditures", "Dividends paid", "Share repurchases",
-    "Free cash flow", "Depreciation and amortization", "Goodwill", "Deferred revenue",
-    "Operating lease liabilities", "Stock-based compensation", "Restructuring charges",
-]  # fmt: skip
-TOPICS = [
-    "supply chain disruption", "foreign currency exchange rates", "interest rate risk",
-    "cybersecurity incidents", "customer concentration", "commodity prices",
-    "regulatory changes", "pension obligations", "goodwill impairment", "litigation",
-    "inflation and wage pressure", "credit facility covenants", "tax audits",
-]  # fmt: skip
-SEGMENTS = [
-    "Instruments",
-    "Services",
-    "Software",
-    "Consumer",
-    "Industrial",
-    "Healthcare",
-    "Americas",
-    "EMEA",
-]
-SENTENCES = [
-    "{metric} was ${v1} million in fiscal {year} compared with ${v2} million in fiscal {prev}.",
-    "{metric} increased {pct}% year over year, driven by higher volume in the {segment} segment.",
-    "{metric} decreased {pct}% primarily because of {topic}.",
-    "We are exposed to {topic}, which could adversely affect our results of operations.",
-    "Management believes cash flows from operations and the credit facility are sufficient.",
-    "The {segment} segment reported operating margin of {pct}% in fiscal {year}.",
-    "During fiscal {year} we repurchased {v3} million shares for ${v1} million.",
-    "As of {month} {day}, {year}, we had ${v2} million outstanding under the revolving facility.",
-    "Gross margin expanded {pct} basis points as component costs eased in the second half.",
-    "See Note {note} to the Consolidated Financial Statements for further discussion.",
-    "{company} expects capital expenditures of ${v1} million to ${v2} million in fiscal {next}.",
-    "Changes in {topic} reduced {metric} by approximately ${v3} million.",
-]  # fmt: skip
-MONTHS = ["March", "June", "September", "December"]
-QUERY_TEMPLATES = [
-    "What was {company}'s {metric} in fiscal {year}?",
-    "How did {metric} change for {company} between {prev} and {year}?",
-    "{company} {metric} {year}",
-    "What does {company} say about {topic} in its {year} 10-K?",
-]
-
-
-def documents() -> list[Document]:
-    """60 companies x 10 years x (10-K + three 10-Qs)."""
-    docs = []
-    for company in COMPANIES:
-        ticker = "".join(word[:2] for word in company.split()).upper()
-        for year in YEARS:
-            docs.append(_document(company, ticker, year, None))
-            docs.extend(_document(company, ticker, year, q) for q in (1, 2, 3))
-    return docs
-
-
-def _document(company: str, ticker: str, year: int, quarter: int | None) -> Document:
-    kind = "10q" if quarter else "10k"
-    suffix = f"{year}Q{quarter}" if quarter else str(year)
-    return Document(
-        doc_id=f"{ticker}_{suffix}_{kind.upper()}",
-        company=company,
-        ticker=ticker,
-        doc_type=kind,
-        fiscal_year=year,
-        fiscal_quarter=quarter,
-    )
-
-
-def passages(n: int, docs: list[Document], seed: int = 0) -> Iterator[Passage]:
-    """``n`` unique synthetic passages spread round-robin over ``docs``."""
-    rng = random.Random(seed)
-    for i in range(n):
-        doc = docs[(i * 7919) % len(docs)]  # a prime stride spreads consecutive passages
-        page = 1 + i // len(docs)
-        if rng.random() < 0.45:
-            yield _table(rng, doc, page, i)
-        else:
-            yield _text(rng, doc, page, i)
-
-
-def _table(rng: random.Random, doc: Document, page: int, i: int) -> Passage:
-    year = doc.fiscal_year or 2020
-    rows = rng.sample(METRICS, rng.randint(4, 8))
-    caption = rng.choice(["Consolidated Statements of Operations", "Balance Sheets", "Cash Flows"])
-    lines = [f"{caption} (in millions)", f"| | {year} | {year - 1} | {year - 2} |"]
-    lines += [f"| {m} | {_money(rng)} | {_money(rng)} | {_money(rng)} |" for m in rows]
-    return Passage(
-        id=f"{doc.doc_id}:p{page}:table{i}",
-        doc_id=doc.doc_id,
-        page=page,
-        kind="table",
-        text="\n".join(lines),
-        item="Item 8",
-        title=caption,
-    )
-
-
-def _text(rng: random.Random, doc: Document, page: int, i: int) -> Passage:
-    year = doc.fiscal_year or 2020
-    slots = {
-        "company": doc.company,
-        "year": year,
-        "prev": year - 1,
-        "next": year + 1,
-        "segment": rng.choice(SEGMENTS),
-        "topic": rng.choice(TOPICS),
-        "month": rng.choice(MONTHS),
-        "day": rng.randint(1, 30),
-        "note": rng.randint(1, 20),
-    }
-    sentences = []
-    for template in rng.sample(SENTENCES, rng.randint(4, 7)):
-        values = {"v1": _money(rng), "v2": _money(rng), "v3": f"{rng.uniform(0.5, 30):.1f}"}
-        values |= {"pct": f"{rng.uniform(0.5, 25):.1f}", "metric": rng.choice(METRICS)}
-        sentences.append(template.format(**slots, **values))
-    item = rng.choice(["Item 7", "Item 7", "Item 1A", "Item 7A"])
-    return Passage(
-        id=f"{doc.doc_id}:p{page}:text{i}",
-        doc_id=doc.doc_id,
-        page=page,
-        kind="text",
-        text=" ".join(sentences),
-        item=item,
-    )
-
-
-def _money(rng: random.Random) -> str:
-    return f"{rng.uniform(10, 9000):,.1f}"
-
-
-def queries(n: int, seed: int = 1) -> list[tuple[str, SearchFilters]]:
-    """Questions with the company/year filter a question would carry."""
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        company, year = rng.choice(COMPANIES), rng.choice(list(YEARS))
-        slots = {"company": company, "year": year, "prev": year - 1}
-        slots |= {"metric": rng.choice(METRICS).lower(), "topic": rng.choice(TOPICS)}
-        text = rng.choice(QUERY_TEMPLATES).format(**slots)
-        out.append((text, SearchFilters(company=company, fiscal_year=year)))
-    return out
-
-
-def random_embedder() -> Embedder:
-    """Unit 384-d vectors seeded by the text: MiniLM-shaped, free to compute."""
-
-    def encode(texts: list[str]) -> np.ndarray:
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        for row, text in enumerate(texts):
-            vector = np.random.default_rng(zlib.crc32(text.encode())).standard_normal(DIM)
-            out[row] = vector / np.linalg.norm(vector)
-        return out
-
-    return Embedder("random-384", DIM, encode)
-
-
-def minilm_queries() -> Embedder:
-    """:func:`random_embedder` for passages, the real MiniLM (uncached, on the threads
-    :meth:`FilingSearch.open` gives it) for queries."""
-    minilm = Embedder.load(cache=False, threads=QUERY_THREADS)
-    passages = random_embedder()
-
-    def encode_queries(texts: list[str]) -> np.ndarray:
-        return np.stack([minilm.embed_query(text) for text in texts])
-
-    return Embedder(passages.name, DIM, passages.embed_passages, encode_queries)
-
-
-def percentiles(samples_ms: list[float]) -> dict[str, float]:
-    ordered = sorted(samples_ms)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
-
-
-def timed(fn: Callable[[T], object], items: Iterable[T]) -> list[float]:
-    """Milliseconds per call of ``fn`` on each item."""
-    out = []
-    for item in items:
-        start = time.perf_counter()
-        fn(item)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
-def disk_mb(path: Path) -> float:
-    """Allocated size (qdrant-edge preallocates sparse 32 MiB files; they count as used)."""
-    files = (p for p in path.rglob("*") if p.is_file())
-    return round(sum(f.stat().st_blocks * 512 for f in files) / 2**20, 1)
-
-
-def scale_run(engine: str, n: int, workdir: Path, n_queries: int) -> dict[str, Any]:
-    """Build an index of ``n`` passages on ``engine`` and time its searches."""
-    docs = documents()
-    location = workdir / f"{engine}-{n}"
-    shutil.rmtree(location, ignore_errors=True)
-    index = PassageIndex.open(location, random_embedder(), engine=engine)  # type: ignore[arg-type]
-    commit_s: list[float] = []
-    commit = index._store.commit  # timed apart: the HNSW build
-
-    def timed_commit() -> None:
-        start = time.perf_counter()
-        commit()
-        commit_s.append(time.perf_counter() - start)
-
-    index._store.commit = timed_commit  # type: ignore[method-assign]
-    start = time.perf_counter()
-    index.add(passages(n, docs), docs, batch_size=512, progress=True)
-    build_s = time.perf_counter() - start
-    assert index.count() == n
-    index.close()
-    start = time.perf_counter()
-    index = PassageIndex.open(location, random_embedder(), engine=engine)  # type: ignore[arg-type]
-    open_s = time.perf_counter() - start
-    row: dict[str, Any] = {
-        "engine": engine,
-        "n": n,
-        "build_s": round(build_s, 1),
-        "hnsw_build_s": round(sum(commit_s), 1),
-        "reopen_s": round(open_s, 2),
-        "disk_mb": disk_mb(location),
-    }
-    start = time.perf_counter()
-    index.add(passages(n, docs), docs, batch_size=512, progress=False)
-    row["rerun_unchanged_s"] = round(time.perf_counter() - start, 1)
-    start = time.perf_counter()
-    index.add(itertools.islice(passages(n + 100, docs), n, None), docs, progress=False)
-    row["add_100_more_s"] = round(time.perf_counter() - start, 2)
-    qs = queries(n_queries)
-    broad = SearchFilters(doc_type="10k", kind="table")
-    cases: dict[str, Callable[[tuple[str, SearchFilters]], object]] = {
-        "hybrid": lambda q: index.search(q[0], K),
-        "hybrid_company_year": lambda q: index.search(q[0], K, filters=q[1]),
-        "hybrid_10k_tables": lambda q: index.search(q[0], K, filters=broad),
-        "dense": lambda q: index.search(q[0], K, mode="dense"),
-        "sparse": lambda q: index.search(q[0], K, mode="sparse"),
-    }
-    for name, case in cases.items():
-        timed(case, qs[: max(1, len(qs) // 20)])  # warm-up
-        row[name] = percentiles(timed(case, tqdm(qs, desc=f"{engine} {n} {name}", leave=False)))
-    if engine == "edge":  # end to end: the real MiniLM embeds each query (no cache)
-        index.embedder = minilm_queries()
-        case = cases["hybrid_company_year"]
-        timed(case, qs[:10])
-        row["hybrid_company_year_minilm_query"] = percentiles(timed(case, qs))
-    index.close()
-    shutil.rmtree(location, ignore_errors=True)
-    return row
 
 
 def bm25s_run(n: int, n_queries: int) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """Prefill and generation speed of the embedded LLM under llama.cpp thread and attention
 settings, on a prompt the size of the program's curation step (~3,000 tokens).
 
-llama-cpp-python's default generation threads are half the CPU count (1 on this 2-core
-machine) and its prompt threads the full count; this measures what 2 generation threads
-and flash attention change. Each setting loads the model afresh and is timed on the same
-prompt: prefill = a 1-token completion after a reset; generation = the extra time of a
-completion of ``--generate`` tokens (greedy, end-of-text ignored).
+llama-cpp-python's default generation threads are half the CPU count (1 on the 2-core
+machine the settings below are written for) and its prompt threads the full count; this
+measures what 2 generation threads and flash attention change. Each setting loads the model
+afresh and is timed on the same prompt: prefill = a 1-token completion after a reset;
+generation = the extra time of a completion of ``--generate`` tokens (greedy, end-of-text
+ignored).
 
     python benchmarks/llm_threads.py [--prompt-tokens 3000] [--generate 128] [--repeats 2]
 """

@@ -6,8 +6,10 @@ page-by-page first-stage order (``pages.page_order``; ``-`` when the scope does 
 the gold filing), whether a gold-page passage is among the reranker's candidates at depth
 100 (the default) and 200, and the final rank of the first gold-page passage in the top 10.
 
-    cd /tmp && FILINGQA_DATA_DIR=/work/shared/datasets nice -n 19 \\
-        /work/main/.venv/bin/python /work/main/benchmarks/retrieval_financebench_misses.py
+From the repo root, with the shared data beside it:
+
+    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
+        .venv/bin/python benchmarks/retrieval_financebench_misses.py
 """
 
 from __future__ import annotations
@@ -15,12 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.evaluation.retrieval import (
-    EvalQuery,
-    ensure_index,
-    financebench_queries,
-    reranker_dir,
-)
+from filingqa.evaluation.retrieval import ensure_index, reranker_dir
+from filingqa.evaluation.retrieval_gold import EvalQuery, financebench_queries
 from filingqa.retrieval import lexicon
 from filingqa.retrieval.pages import by_page, page_order
 from filingqa.retrieval.search import FilingSearch

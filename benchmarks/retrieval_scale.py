@@ -1,9 +1,9 @@
 """Search-pipeline latency at 100k passages: each retrieval setting, reranker included.
 
-The index is benchmarks/index_scale.py's synthetic corpus (60 companies x 10 years of 10-K and
-10-Q table and MD&A passages, random 384-d passage vectors), built once under
-``FILINGQA_HOME/indexes/scale-<n>`` and reused; queries are index_scale's questions, embedded
-by the real MiniLM (uncached, so its cost is in the timing). Each setting runs
+The index is :mod:`filingqa.evaluation.synthetic_filings`' corpus (60 companies x 10 years of
+10-K and 10-Q table and MD&A passages, random 384-d passage vectors), built once under
+``FILINGQA_HOME/indexes/scale-<n>`` and reused; queries are its questions, embedded by the
+real MiniLM (uncached, so its cost is in the timing). Each setting runs
 :class:`~filingqa.retrieval.search.FilingSearch` as ``filingqa eval --mode retrieval`` does
 (no metadata store: the synthetic filings have none, so ``hybrid+filters`` equals
 ``hybrid``); the reranker is the default artifact. Wall time is at the mercy of other load
@@ -23,8 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import index_scale
-
+from filingqa.evaluation import synthetic_filings as synthetic
 from filingqa.evaluation.retrieval import SETTING_OPTIONS, SETTINGS, percentile
 from filingqa.retrieval.corpus import default_index_dir
 from filingqa.retrieval.embedder import Embedder
@@ -41,8 +40,8 @@ def open_index(n: int, embedder: Embedder) -> tuple[PassageIndex, float | None]:
     if index.count() >= n:
         return index, None
     started = time.perf_counter()
-    docs = index_scale.documents()
-    index.add(index_scale.passages(n, docs), docs, batch_size=512, progress=True)
+    docs = synthetic.documents()
+    index.add(synthetic.passages(n, docs), docs, batch_size=512, progress=True)
     return index, round(time.perf_counter() - started, 1)
 
 
@@ -51,8 +50,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
-    index, build_s = open_index(args.n, index_scale.minilm_queries())
-    questions = [text for text, _ in index_scale.queries(args.queries + WARMUP)]
+    index, build_s = open_index(args.n, synthetic.minilm_queries())
+    questions = [text for text, _ in synthetic.queries(args.queries + WARMUP)]
     base = FilingSearch(index, None, load_reranker("default"), SearchSettings())
     rows = {}
     try:

@@ -177,7 +177,7 @@ def main() -> None:
         type=int,
         default=1,
         help="PoT samples; above 1 adds a self-consistency vote (pot_voteN) beside the greedy "
-        "sample (default 1: a 3-sample vote measured no better than greedy on the first 40)",
+        "sample (default 1, greedy only; README, Benchmarks, has how a vote compared)",
     )
     parser.add_argument("--json", type=Path, default=Path("results/tatqa_baseline.json"))
     args = parser.parse_args()

@@ -4,8 +4,7 @@ The ambiguity detector (an LM call) only runs on a question holding one: a quali
 ranks or compares without always saying by what measure (best, largest, top, main,
 better …) or a term with competing definitions (working capital, EBITDA, free cash flow,
 adjusted, fiscal or calendar year). A question with neither has a single reading, whatever
-the LM would say; on the first 100 TAT-QA dev arithmetic questions the detector, asked on
-every one, split none.
+the LM would say, so the call is skipped.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Cell check: a program that copied a figure from a table row or year the question does not
 ask about.
 
-Taking a neighbouring cell is the small model's most common PoT mistake (on the first 100
-TAT-QA dev arithmetic questions most wrong programs computed the right formula on the wrong
-row or column). The check locates every number the program writes in the evidence's tables
+Taking a neighbouring cell is a common PoT mistake of a small model: the right formula on
+the wrong row or column. The check locates every number the program writes in the evidence's tables
 and reports it when
 
 - the question names rows (every content word of a row's label is in the question) and the

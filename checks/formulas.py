@@ -2,12 +2,11 @@
 spelled out for the program writer where the small model gets it wrong.
 
 "The 2019 average" of a figure shown for several year-ends is the average balance of the
-year: the mean of its 2019 and 2018 values. The 1.5B model took the mean of every column
-instead (wrong on all 7 such questions among the first 100 TAT-QA dev arithmetic ones).
-Told the convention it fixed 2 of them (the rest took the wrong row). Notes for percentage
-change, change and averages over named years were measured too, on the 66 such questions:
-no better than without (+0, -3; the model already knows them, and any extra line shifts
-its greedy output), so only the year-average convention is given.
+year: the mean of its 2019 and 2018 values. A small model takes the mean of every column
+instead, so the convention is spelled out. Notes for percentage change, change and averages
+over named years did not help (the model already knows them, and any extra line shifts its
+greedy output), so only the year-average convention is given (figures: README, "How it is
+built" and "Benchmarks").
 
 A metric a filing seldom prints as a line (free cash flow, the quick ratio, working capital,
 EBITDA, the dividend payout ratio) gets its definition, but only when no table row of the

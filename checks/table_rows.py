@@ -1,14 +1,13 @@
 """Tables as labelled rows: the evidence layout a small model copies numbers from reliably.
 
-In a pipe table the model must count columns to find a value, and the 1.5B backbone often
-takes a neighbouring year (measured on TAT-QA dev: a third of PoT misses were operands from
-the wrong column). Rewriting each data row as ``label: 2019 = 680; 2018 = 774`` puts every
-value next to its row and column names. Section rows ("Industrial Solutions:") prefix the
-rows under them; leading spanning rows (units, "Fiscal") become a caption line. Values keep
-the filing's notation: ``(412.6)`` stays as written, because whether it is a negative number
-or an outflow to subtract depends on the question (shown as ``-412.6``, "operating cash flow
-less purchases of property" became ``812.4 - (-412.6)``). A table whose layout is not
-recognised stays as it was.
+In a pipe table the model must count columns to find a value, and a small backbone often
+takes a neighbouring year's value, an operand from the wrong column. Rewriting each data row
+as ``label: 2019 = 680; 2018 = 774`` puts every value next to its row and column names.
+Section rows ("Industrial Solutions:") prefix the rows under them; leading spanning rows
+(units, "Fiscal") become a caption line. Values keep the filing's notation: ``(412.6)``
+stays as written, because whether it is a negative number or an outflow to subtract depends
+on the question (shown as ``-412.6``, "operating cash flow less purchases of property"
+became ``812.4 - (-412.6)``). A table whose layout is not recognised stays as it was.
 """
 
 from __future__ import annotations

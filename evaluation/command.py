@@ -1,4 +1,5 @@
-"""``filingqa eval``: settings × one dataset split, judged, summarised, written to disk.
+"""``filingqa eval``: settings × one dataset split (or a committed slice of it), judged,
+summarised, written to disk.
 
 Each setting is a mode over a context: the record's gold context, or passages retrieved
 from the dataset's index (``naive-rag`` always retrieves; FinanceBench defaults to
@@ -33,6 +34,7 @@ from filingqa.evaluation.open_corpus import (
 from filingqa.evaluation.published import append_published, restore_missing, write_published
 from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import read_rows, run_mode
+from filingqa.evaluation.slices import load_slice, select_slice
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
 
@@ -42,8 +44,10 @@ REPORT_FILE = "report.html"
 class EvalSettings(BaseModel):
     """What one ``eval`` run compares, on what, with which backbone.
 
-    ``context`` None means the dataset's default; ``index`` None means the dataset's
-    default index directory; ``regrade`` grades the rows already written again;
+    ``slice`` names a committed slice of the dataset (:mod:`~filingqa.evaluation.slices`)
+    whose questions alone run, before ``where`` and ``limit``; ``context`` None means the
+    dataset's default; ``index`` None means the dataset's default index directory;
+    ``regrade`` grades the rows already written again;
     ``program`` is the compiled artifact the ``compiled`` settings run; ``fresh_cache``
     starts every setting from an empty in-memory LM cache, so no setting reuses replies
     from earlier runs or from another setting (two settings can send identical prompts,
@@ -59,6 +63,7 @@ class EvalSettings(BaseModel):
     judge_lm: str | None = None
     regrade: bool = False
     limit: int | None = None
+    slice: str | None = None
     where: dict[str, str] = {}
     concurrency: int = 1
     context: Context | None = None
@@ -115,6 +120,33 @@ def check_index(settings: EvalSettings) -> None:
         require_index(index_spec(settings.dataset), settings.index)
 
 
+def check_slice(settings: EvalSettings) -> None:
+    """Fail now (before an LM loads) if ``slice`` names no slice of the dataset.
+
+    Raises:
+        ValueError: the message lists the dataset's slices.
+    """
+    if settings.slice is not None:
+        load_slice(settings.slice, dataset=settings.dataset)
+
+
+def evaluation_records(settings: EvalSettings, data_dir: str | None = None) -> list[QARecord]:
+    """The records a run answers: the slice's (if any), then ``where``, then ``limit``.
+
+    Raises:
+        ValueError: no record is left, or the slice is not the dataset's.
+    """
+    records = load_dataset(settings.dataset, data_dir=data_dir)
+    if settings.slice is not None:
+        records = select_slice(records, load_slice(settings.slice, dataset=settings.dataset))
+    records = select_records(records, settings.where)
+    records = records[: settings.limit] if settings.limit else records
+    if not records:
+        within = f" (slice {settings.slice})" if settings.slice else ""
+        raise ValueError(f"no records in {settings.dataset}{within} match {settings.where}")
+    return records
+
+
 def select_records(records: list[QARecord], where: dict[str, str]) -> list[QARecord]:
     """Records whose field or ``meta`` entry equals each ``where`` value (as text)."""
 
@@ -140,10 +172,7 @@ def run_evaluation(
     for the run.
     """
     plan = plan_settings(settings)
-    records = select_records(load_dataset(settings.dataset, data_dir=data_dir), settings.where)
-    records = records[: settings.limit] if settings.limit else records
-    if not records:
-        raise ValueError(f"no records in {settings.dataset} match {settings.where}")
+    records = evaluation_records(settings, data_dir)
     judge = StrictJudge(lm=judge_lm)
     summaries: dict[str, Summary] = {}
     started = time.perf_counter()

@@ -143,6 +143,13 @@ def _add_eval(commands) -> None:
     run.add_argument("--json", type=Path, metavar="OUT", help="also write the results JSON to OUT")
     run.add_argument("--limit", type=_positive_int, help="the first N matching questions")
     run.add_argument(
+        "--slice",
+        metavar="NAME",
+        help="only the questions of this committed slice of the dataset, in dataset order, "
+        "before --where and --limit: <name>-<split>-tuning to tune on, <name>-<split>-report "
+        "to report on (e.g. tatqa-dev-report)",
+    )
+    run.add_argument(
         "--where",
         type=_key_value,
         action="append",
@@ -344,12 +351,15 @@ def _run_eval(args: argparse.Namespace) -> int:
         REPORT_FILE,
         EvalSettings,
         check_index,
+        check_slice,
         run_evaluation,
     )
     from filingqa.evaluation.summary import format_table
     from filingqa.lm.backbone import get_lm
 
     modes = _comma_list(args.mode)
+    if "retrieval" in modes and args.slice:
+        raise ValueError("--slice chooses the questions to answer: not with --mode retrieval")
     if "retrieval" in modes:
         return _run_retrieval_eval(args, modes)
     if args.setting:
@@ -362,6 +372,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         regrade=args.regrade,
         program=args.program,
         limit=args.limit,
+        slice=args.slice,
         where=dict(args.where),
         concurrency=args.concurrency,
         context=args.context,
@@ -371,11 +382,15 @@ def _run_eval(args: argparse.Namespace) -> int:
         fresh_cache=args.fresh_cache,
         publish=args.publish,
     )
+    check_slice(settings)  # before loading the LM: a bad slice name fails at once
     check_index(settings)  # before loading the LM: a missing index fails at once
     lm = get_lm(args.lm, api_base=args.api_base)
     judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
-    print(f"{settings.dataset}, lm={settings.lm}, where={settings.where or '-'}")
+    print(
+        f"{settings.dataset}, lm={settings.lm}, slice={settings.slice or '-'}, "
+        f"where={settings.where or '-'}"
+    )
     print(format_table(summaries))
     written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
     print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
@@ -393,6 +408,7 @@ def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:
         settings=_comma_list(args.setting) if args.setting else None,
         limit=args.limit,
         data_dir=args.data_dir,
+        index=args.index,
         json_out=args.json,
         progress=True,
     )

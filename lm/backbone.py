@@ -189,9 +189,9 @@ def adapter_for(lm: dspy.LM) -> dspy.Adapter:
     """The adapter that parses reliably for ``lm``.
 
     In-process and llama.cpp-served models get DSPy's JSONAdapter, whose schema is
-    enforced by llama.cpp's grammar (measured with small coder models: ChatAdapter output
-    failed to parse almost always, constrained JSON rarely). Hosted models keep DSPy's
-    default ChatAdapter, which falls back to JSON by itself.
+    enforced by llama.cpp's grammar: a small model's free-form ChatAdapter output often fails
+    to parse, grammar-constrained JSON seldom does (README, "The LM layer"). Hosted models
+    keep DSPy's default ChatAdapter, which falls back to JSON by itself.
     """
     if isinstance(getattr(lm, "engine", None), LlamaCppEngine | LlamaServerEngine):
         return dspy.JSONAdapter()

@@ -32,13 +32,12 @@ class FencedCodeAdapter(dspy.ChatAdapter):
     The first input field (the evidence) comes first as it is, the others follow as
     ``Label: value`` in the signature's field order, then the signature's instructions;
     there is no system message. For :class:`~filingqa.signatures.pot.WriteProgram` this is
-    exactly the bare prompt the foundation issue measured. On TAT-QA dev arithmetic (gold
-    context) the 1.5B model scored 24/40 with DSPy's usual system-message layout (it often
-    wrote one-line programs that took the wrong cells), 26/40 with this layout, and 52/78
-    with the first field labelled ``Evidence:`` where the bare prompt scored 55/78.
-    Field names are not shown as identifiers: small models otherwise treat an input such as
-    ``evidence`` as a Python variable or a file their code can read. Demos are earlier
-    user/assistant turns of the same shape.
+    exactly the bare prompt ("write Python that stores ``result``"): with DSPy's usual
+    system-message layout a small model often writes one-line programs that take the wrong
+    cells, and labelling the first field ``Evidence:`` does worse than leaving it bare (the
+    layouts' scores: README, "Benchmarks"). Field names are not shown as identifiers: small
+    models otherwise treat an input such as ``evidence`` as a Python variable or a file
+    their code can read. Demos are earlier user/assistant turns of the same shape.
     """
 
     def __init__(self) -> None:

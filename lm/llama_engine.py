@@ -28,9 +28,9 @@ from filingqa.lm.json_output import escape_raw_control_chars
 
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_TOKENS = 1024
-# Under the schema grammar a list may otherwise grow until the token limit: the 1.5B model
-# repeated "quick ratio for Q2 FY2023" as a query variant until it hit 256 tokens. No
-# signature of the program asks for more items than this.
+# Under the schema grammar a list may otherwise grow until the token limit: a small model
+# can repeat one query variant until the reply is cut off. No signature of the program asks
+# for more items than this.
 MAX_ARRAY_ITEMS = 12
 
 
@@ -38,9 +38,8 @@ class LlamaCppEngine:
     """Runs chat completions on a local GGUF model; one generation at a time (thread-safe).
 
     ``n_threads`` (generation threads) defaults to every CPU: llama-cpp-python's own default,
-    half of them, generated 12–14 tokens/s after a 3,000-token prompt on this 2-core machine
-    against 18–29 with both (``benchmarks/llm_threads.py``); prompt processing already uses
-    every CPU.
+    half of them, generates markedly slower (``benchmarks/llm_threads.py``; README, "The LM
+    layer"); prompt processing already uses every CPU.
 
     JSON requests from DSPy's JSONAdapter (``response_format`` with a JSON schema) are
     decoded under llama.cpp's schema grammar, given as ``{"type": "json_object",

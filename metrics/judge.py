@@ -17,8 +17,8 @@ from filingqa.metrics.verdict import Verdict
 
 __all__ = ["StrictJudge", "Verdict"]
 
-# A verdict is a sentence or two and a score; the 1.5B judge once repeated its reason until
-# the 1,024-token limit and the reply lacked the score.
+# A verdict is a sentence or two and a score; without a cap a small judge can repeat its
+# reason until the token limit, and the reply then lacks the score.
 VERDICT_TOKENS = 256
 _MISMATCH = re.compile(
     r"\b(does|do) not match\b|\bdoesn't match\b|\b(is|are) (incorrect|wrong|not correct)\b"
@@ -92,10 +92,10 @@ class StrictJudge:
 def _held_to_its_reason(score: float, reason: str) -> Verdict:
     """The LLM's verdict, scored 0 when its own reason says the answer does not match.
 
-    The 1.5B backbone as judge wrote "The predicted answer '112' does not match the gold
-    answer '… $411 million'" and then scored 0.5: 26 of the 32 FinanceBench dev answers it
-    gave credit to (naive RAG and the program's first rows) had such a reason. The reason
-    comes first in the signature, so it is taken as the verdict.
+    A small judge LM writes "The predicted answer '112' does not match the gold answer '…
+    $411 million'" and then scores 0.5, and does so for most answers it gives credit to
+    (README, "The judge"). The reason comes first in the signature, so it is taken as the
+    verdict.
     """
     if score > 0 and _MISMATCH.search(reason):
         marked = f"{reason} [scored 0: the reason says no match]"

@@ -1,9 +1,9 @@
 """The judge's pre-check: wrong answers that need no LLM to see (before the LLM stage).
 
-A small judge LM credits plainly wrong answers often enough to swamp a comparison: on 76
-naive-RAG answers to FinanceBench dev, the 1.5B backbone as judge gave half credit to 18
-refusals, 2 empty answers and "3M" (for a gold opening "No, the company is managing its
-CAPEX …"). So before any LLM sees them, these answers score 0:
+A small judge LM credits plainly wrong answers often enough to swamp a comparison: it gives
+half credit to refusals, empty answers and a company name ("3M" for a gold opening "No, the
+company is managing its CAPEX …"; counts: README, "The judge"). So before any LLM sees
+them, these answers score 0:
 
 - an empty answer, or the program's failure notice ("no answer (reason 1:
   truncated_output)", "no answer: its figures are not in the evidence");

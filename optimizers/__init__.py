@@ -1,1 +1,2 @@
-"""Compile-time pieces: the DSPy metric and (later) optimizers, router and reranker training."""
+"""`filingqa compile`: data draws, optimizer presets and budget, router labels, reranker
+training, and the paired selection of what a compiled artifact keeps."""

@@ -3,8 +3,9 @@
 A split is ``name:split[:n]``: ``n`` questions drawn by a seeded shuffle (spread over
 contexts, not the first ``n`` of a few). Selection is hygienic: the contexts of the TAT-QA
 benchmark (the first 100 arithmetic questions of ``tatqa:dev``, what ``make bench-tatqa``
-and the README figures use) never train or select a program, and dev questions never
-share a context with training ones. The PoT target keeps numeric answers only.
+and the README figures use) and of every report slice of the dataset
+(:mod:`~filingqa.evaluation.slices`) never train or select a program, and dev questions
+never share a context with training ones. The PoT target keeps numeric answers only.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.gold_context import gold_passages
+from filingqa.evaluation.slices import report_contexts
 from filingqa.optimizers.presets import Target
 from filingqa.retrieval.evidence import render
 
@@ -63,6 +65,15 @@ def benchmark_contexts(data_dir: Path | None = None) -> frozenset[str]:
     return frozenset(d for r in arithmetic[:BENCHMARK_SIZE] for d in r.documents)
 
 
+def held_out_contexts(dataset: str, data_dir: Path | None = None) -> frozenset[str]:
+    """The contexts no draw from ``dataset`` (``name:split``) may use: those of every report
+    slice of the dataset's name (any split), and for ``tatqa:dev`` the benchmark's."""
+    held_out = report_contexts(dataset.partition(":")[0])
+    if dataset == BENCHMARK_SPEC:
+        return held_out | benchmark_contexts(data_dir)
+    return held_out
+
+
 def draw(
     specs: Sequence[SplitSpec],
     *,
@@ -72,7 +83,8 @@ def draw(
     data_dir: Path | None = None,
 ) -> list[QARecord]:
     """The questions of ``specs`` (each its own seeded draw), without excluded contexts,
-    benchmark contexts (for ``tatqa:dev``) or, for the PoT target, non-numeric answers.
+    held-out contexts (report slices, the benchmark) or, for the PoT target, non-numeric
+    answers.
 
     Raises:
         ValueError: a spec leaves no question to draw.
@@ -80,9 +92,7 @@ def draw(
     excluded = set(exclude_documents)
     chosen: list[QARecord] = []
     for spec in specs:
-        banned = excluded | (
-            benchmark_contexts(data_dir) if spec.dataset == BENCHMARK_SPEC else set()
-        )
+        banned = excluded | held_out_contexts(spec.dataset, data_dir)
         pool = [
             r
             for r in load_dataset(spec.dataset, data_dir=data_dir)
@@ -91,7 +101,10 @@ def draw(
             and (target == "program" or r.answer_type in NUMERIC_TYPES)
         ]
         if not pool:
-            raise ValueError(f"{spec}: no usable question left (benchmark/train contexts excluded)")
+            raise ValueError(
+                f"{spec}: no usable question left (benchmark, report-slice and train contexts "
+                "excluded)"
+            )
         random.Random(f"{seed}:{spec.dataset}").shuffle(pool)
         chosen += pool[: spec.n] if spec.n else pool
     return chosen

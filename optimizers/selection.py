@@ -1,9 +1,9 @@
 """Keep the compiled program only when it beats the uncompiled one on dev, paired.
 
 An optimizer always returns its best candidate, and on a small dev draw the best of a few
-candidates wins by noise alone: the local 1.5B model's first compile kept a bootstrapped
-demo at 0.60 against 0.55 on 40 questions (2 questions), and the same kind of demo lost 7
-to 13 against zero-shot on 60 other questions (``benchmarks/pot_demos.py``). So the two
+candidates wins by noise alone: the local model's first compile kept a bootstrapped demo
+on a dev gain within noise, and the same kind of demo then lost to zero-shot on other
+questions (``benchmarks/pot_demos.py``; figures: README, "Compiling"). So the two
 programs' dev rows are compared question by question, and the compiled one replaces the
 uncompiled one only if it wins more questions than it loses with a one-sided sign test
 p-value at most ``max_p_value``.

@@ -9,9 +9,8 @@ from pydantic import BaseModel
 from filingqa.retrieval import Passage
 from filingqa.signatures.curate import CurateEvidence
 
-# A selection takes 50–100 tokens; the 1.5B model sometimes lists numbers until the
-# token limit (1,024 tokens, ~50 s): this cuts it short, and a cut-off selection is a
-# failed step that keeps every passage.
+# A selection is short, but a small model sometimes lists numbers until the token limit:
+# this cuts it short, and a cut-off selection is a failed step that keeps every passage.
 OUTPUT_TOKENS = 256
 
 

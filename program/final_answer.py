@@ -1,4 +1,5 @@
-"""What the program returns for a question."""
+"""What the program returns for a question, and how it is made: from the chosen draft
+(:func:`from_draft`) or for a question that ends without one (:func:`stopped`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,22 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from filingqa.checks.citations import Citation
-from filingqa.lm.trace import Trace
+from filingqa.checks.citations import Citation, cite
+from filingqa.checks.refusal import unsupported_numbers
+from filingqa.checks.units import display_value
+from filingqa.lm.faults import Fault
+from filingqa.lm.trace import Step, Trace
+from filingqa.program.anti_refusal import Review
+from filingqa.program.draft import Draft
+from filingqa.program.question_state import QuestionState
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render
+from filingqa.router.rule import RoutingDecision
 from filingqa.sandbox.outcome import Answer
 
 Outcome = Literal["answered", "unverified", "refused", "error"]
+NOT_STATED = "not stated in the evidence"
+WITHHELD = "no answer: its figures are not in the evidence"
 
 
 class ReadingAnswer(BaseModel):
@@ -48,3 +59,96 @@ class FinalAnswer(BaseModel):
     @property
     def refused(self) -> bool:
         return self.outcome == "refused"
+
+
+def stopped(
+    question: str,
+    outcome: Outcome,
+    reason: str,
+    trace: Trace,
+    evidence: list[Passage] | None = None,
+) -> FinalAnswer:
+    """A question that ends without a draft answer: refused, or an error with its reason
+    (the answer names only the failure's step and kind: a reason may quote numbers)."""
+    return FinalAnswer(
+        question=question,
+        answer=NOT_STATED if outcome == "refused" else f"no answer ({reason.split(' (')[0]})",
+        evidence=evidence or [],
+        confidence=0.0,
+        outcome=outcome,
+        reason=reason,
+        trace=trace,
+    )
+
+
+def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None) -> FinalAnswer:
+    """The chosen draft as the answer: the anti-refusal ``review`` of a refusing draft
+    decides its text, a value is shown with its unit or scale, citations are traced from the
+    program, and an answer quoting a number found neither in the evidence nor among the
+    computed values is withheld."""
+    answer, (outcome, reason) = draft.answer, _outcome(state.route, draft)
+    if isinstance(review, Fault):
+        answer = draft.answer.strip() or NOT_STATED
+        outcome, reason = "refused", f"the refusal stands: {review.describe()}"
+    elif review is not None:
+        answer, outcome, reason = review.answer, _reviewed(review), review.reason
+    citations = _citations(draft)
+    cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
+    shown = (
+        display_value(answer, state.question, draft.value, cited) if draft.path == "pot" else answer
+    )
+    evidence = f"{state.question}\n{render(draft.passages)}"
+    invented = unsupported_numbers(shown, evidence, draft.computed())
+    if invented:
+        listed = ", ".join(f"{n:g}" for n in invented)
+        state.trace.steps.append(
+            Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
+        )
+        shown = NOT_STATED if outcome == "refused" else WITHHELD
+        outcome = "refused" if outcome == "refused" else "unverified"
+        reason = f"{reason}; answer withheld: {listed} not in the evidence nor computed"
+    return FinalAnswer(
+        question=state.question,
+        answer=shown,
+        value=draft.value if outcome != "refused" and not invented else None,
+        working=draft.program,
+        path=draft.path,
+        citations=citations,
+        evidence=draft.passages,
+        confidence=_confidence(outcome, draft),
+        outcome=outcome,
+        reason=reason,
+        trace=state.trace,
+    )
+
+
+def _outcome(route: RoutingDecision, draft: Draft) -> tuple[Outcome, str]:
+    verdict = draft.verdict
+    if verdict is not None and verdict.verdict == "ACCEPT":
+        return "answered", "verified: " + "; ".join(verdict.reasons)
+    if verdict is not None:
+        return "unverified", "no ACCEPT within the rounds: " + "; ".join(verdict.reasons)
+    if draft.faults:
+        return "unverified", "not verified: " + "; ".join(f.describe() for f in draft.faults)
+    if draft.problems:
+        return "unverified", "single pass; checks: " + "; ".join(draft.problems)
+    return "answered", f"single pass ({route.reason}); automatic checks passed"
+
+
+def _reviewed(review: Review) -> Outcome:
+    return "refused" if review.refused else "unverified"
+
+
+def _confidence(outcome: Outcome, draft: Draft) -> float:
+    if outcome == "answered":
+        return 0.9 if draft.verdict is not None else 0.7
+    return 0.4 if outcome == "unverified" else 0.0
+
+
+def _citations(draft: Draft) -> list[Citation]:
+    if draft.path == "pot" and draft.program:
+        return cite(draft.program, draft.passages)
+    return [
+        Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
+        for p in draft.passages[:3]
+    ]

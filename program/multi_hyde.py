@@ -22,8 +22,8 @@ class Retrieved(BaseModel):
     period: str | None
 
 
-# Output caps, so a looping generation stops early (on FinanceBench questions a rewrite
-# took ~40 tokens, three hypotheses 150–270).
+# Output caps well above what a rewrite and each hypothesis take, so a looping generation
+# stops early.
 REWRITE_TOKENS = 256
 HYDE_TOKENS, HYDE_TOKENS_EACH = 64, 200
 

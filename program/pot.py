@@ -19,7 +19,7 @@ from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
 
 DEFAULT_REPAIRS = 2
 # Generation stops at the closing fence: small models otherwise go on explaining the code
-# up to the token limit (measured: a third of PoT time went to such tails).
+# up to the token limit.
 CODE_CONFIG = {"stop": ["\n```\n"], "max_tokens": 600}
 SAMPLE_TEMPERATURE = 0.7
 
@@ -41,15 +41,17 @@ class ProgramOfThought(dspy.Module):
     (how many samples gave the chosen value).
 
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
-    rows (:func:`~filingqa.checks.table_rows.linearize_tables`). Off by default: on the
-    first 75 TAT-QA dev arithmetic questions the 1.5B model scored 38/75 with labelled rows
-    and 41/75 with the pipe tables (it fixes column mix-ups but loses other questions). With
-    ``samples`` > 1 (self-consistency) further programs are sampled at temperature
-    ``SAMPLE_TEMPERATURE`` after the greedy one, and the value most programs agree on wins;
-    ties go to the earliest sample. With ``check_cells`` a program whose figures come from
-    rows or year columns the question does not ask about gets one revision told which cells
-    it should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare
-    PoT stays the bare prompt).
+    rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default: it fixes
+    column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
+    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` after the greedy one,
+    and the value most programs agree on wins; ties go to the earliest sample.
+
+    Two checks may send a program that ran back for one revision, kept only when it has
+    fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
+    parentheses (:mod:`~filingqa.checks.sign_check`); with ``check_cells`` one whose figures
+    come from rows or year columns the question does not ask about, told which cells it
+    should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare PoT
+    stays the bare prompt).
     """
 
     def __init__(
@@ -58,8 +60,9 @@ class ProgramOfThought(dspy.Module):
         limits: SandboxLimits | None = None,
         tables_as_rows: bool = False,
         samples: int = 1,
+        check_signs: bool = True,
         check_cells: bool = False,
-    ):
+    ) -> None:
         super().__init__()
         if samples < 1:
             raise ValueError("samples must be at least 1")
@@ -70,6 +73,7 @@ class ProgramOfThought(dspy.Module):
         self.limits = limits
         self.tables_as_rows = tables_as_rows
         self.samples = samples
+        self.check_signs = check_signs
         self.check_cells = check_cells
 
     def forward(self, question: str, evidence: str, formula: str | None = None) -> dspy.Prediction:
@@ -155,10 +159,14 @@ class ProgramOfThought(dspy.Module):
             ).program
             attempts.append(self._run(program, sample))
         task = _Task(question, evidence, formula, config, sample)
-        attempts += self._checked_revision(task, attempts[-1], _sign_slips)
-        if self.check_cells:
-            attempts += self._checked_revision(task, attempts[-1], _cell_misreads)
+        for check in self._checks():
+            attempts += self._checked_revision(task, attempts[-1], check)
         return attempts
+
+    def _checks(self) -> list[_Check]:
+        """The checks switched on, in the order they run: signs, then cells."""
+        switched = [(self.check_signs, _sign_slips), (self.check_cells, _cell_misreads)]
+        return [check for on, check in switched if on]
 
     def _checked_revision(self, task: _Task, last: Attempt, check: _Check) -> list[Attempt]:
         """One revision of a program that ran but that ``check`` finds fault with (given its

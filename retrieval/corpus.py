@@ -25,9 +25,11 @@ from tqdm import tqdm
 
 from filingqa.core.config import home_dir
 from filingqa.datasets.records import QARecord
+from filingqa.retrieval.cover_page import pdf_first_pages
 from filingqa.retrieval.documents import Document, Passage
+from filingqa.retrieval.edge_store import META_FILE
 from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import META_FILE, PassageIndex, SearchFilters
+from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.ingest import (
     SUFFIXES,
     IngestedDocument,
@@ -42,7 +44,6 @@ from filingqa.retrieval.metadata import (
     MetadataStore,
     build_records,
     load_document_info,
-    pdf_first_pages,
 )
 from filingqa.retrieval.pdf import PARSER_VERSION, UnreadableDocument
 

@@ -1,9 +1,8 @@
 """First-stage scores of index hits, completed as the reranker saw them in training.
 
-The reranker was trained on candidates whose dense (cosine) and BM25 scores were known even
-for a list the candidate missed, and whose page had a BM25 score and rank from a search
-over whole pages (``optimizers/train_reranker.py``: ``MemoryHybrid``). An index hit knows
-only the scores of the lists it made; these functions fill in the rest:
+The reranker's features want a candidate's dense (cosine) and BM25 scores even for a list
+it missed, and its page's BM25 score and rank. An index hit knows only the scores of the
+lists it made; these functions fill in the rest:
 
 - cosine from the passage vector (the embedder's disk cache holds every indexed one);
 - BM25 as ``sum(idf * weight)``: the document weights come from the passage's term counts

@@ -1,8 +1,9 @@
 """The passage index: dense + BM25 sparse vectors in Qdrant, fused by RRF, with filters.
 
-Embedded by default (``qdrant-edge``: Qdrant's engine in process, HNSW, WAL) under a
-directory; given a URL, the same code drives a Qdrant server or cluster through
-``qdrant-client`` (``":memory:"`` gives qdrant-client's in-process mode, for tests).
+Embedded by default (:mod:`~filingqa.retrieval.edge_store`: Qdrant's engine in process,
+HNSW, WAL) under a directory; given a URL, the same code drives a Qdrant server or cluster
+(:mod:`~filingqa.retrieval.qdrant_store`; ``":memory:"`` gives qdrant-client's in-process
+mode, for tests). Both are a :class:`~filingqa.retrieval.point_store.PointStore`.
 
 Adding is idempotent and resumable: a point's id is ``uuid5(passage id)`` and its payload
 carries a hash of its content, so a re-run (after a kill, or over a grown corpus) skips
@@ -23,21 +24,32 @@ import hashlib
 import itertools
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf
 from tqdm import tqdm
 
 from filingqa.retrieval.documents import DocType, Document, Passage, PassageKind
+from filingqa.retrieval.edge_store import EdgeStore
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion
-from filingqa.retrieval.lexical import BM25Encoder, SparseVector
+from filingqa.retrieval.lexical import BM25Encoder
 from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.point_store import (
+    DENSE,
+    SPARSE,
+    Condition,
+    IndexMeta,
+    IndexMismatchError,
+    PointStore,
+    StoredPoint,
+)
+from filingqa.retrieval.qdrant_store import REMOTE_PREFIXES, QdrantStore
 from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
 from filingqa.retrieval.signals import PassageSignals, from_payload, passage_signals, to_payload
 
@@ -45,26 +57,10 @@ SearchMode = Literal["dense", "sparse", "hybrid"]
 Engine = Literal["edge", "local"]
 
 INDEX_FORMAT = 1
-META_FILE = "index.json"
-SHARD_DIR = "shard"
-DENSE = "dense"
-SPARSE = "sparse"
 HYBRID_CANDIDATES = 50
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "filingqa/passage")
 _PASSAGE_FIELDS = tuple(Passage.model_fields)
-_KEYWORD_FIELDS = ("doc_id", "company_key", "doc_type", "item_key", "kind")
-_INTEGER_FIELDS = ("fiscal_year", "fiscal_quarter")
 _PAGE_FIELDS = ["doc_id", "page"]
-
-Condition = tuple[str, tuple[str | int, ...]]
-
-
-class IndexMismatchError(RuntimeError):
-    """The index on disk was built with another embedding model or BM25 setting."""
-
-
-class IndexLockedError(RuntimeError):
-    """Another process (or an unclosed index) holds the embedded index directory."""
 
 
 def point_id(passage_id: str) -> str:
@@ -165,45 +161,16 @@ class AddReport(BaseModel):
 
     written: int = 0
     unchanged: int = 0
-
-
-@dataclass(frozen=True)
-class _Point:
-    id: str
-    dense: np.ndarray
-    sparse: SparseVector
-    payload: dict[str, Any]
-
-
-Ranked = list[tuple[str, float]]
-
-
-class _Store(Protocol):
-    """What the index needs from a Qdrant backend."""
-
-    def meta(self) -> dict[str, Any] | None: ...
-    def content_shas(self, ids: list[str]) -> dict[str, str]: ...
-    def upsert(self, points: list[_Point]) -> None: ...
-    def query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        conditions: list[Condition],
-        limit: int,
-    ) -> dict[str, Ranked]: ...
-    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]: ...
-    def count(self, conditions: list[Condition]) -> int: ...
-    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]: ...
-    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None: ...
-    def commit(self) -> None: ...
-    def close(self) -> None: ...
+    commit_seconds: float = Field(
+        default=0.0, description="the store's commit at the end (embedded: the HNSW build)"
+    )
 
 
 class PassageIndex:
-    """Hybrid (dense + BM25) passage search over a Qdrant store. Use :meth:`open`."""
+    """Hybrid (dense + BM25) passage search over a :class:`PointStore`. Use :meth:`open`."""
 
     def __init__(
-        self, store: _Store, embedder: Embedder, lexical: BM25Encoder, *, rrf_k: int = DEFAULT_K
+        self, store: PointStore, embedder: Embedder, lexical: BM25Encoder, *, rrf_k: int = DEFAULT_K
     ) -> None:
         self._store = store
         self.embedder = embedder
@@ -231,21 +198,16 @@ class PassageIndex:
 
         Raises:
             IndexMismatchError: the index was built with another model or BM25 setting.
+            IndexLockedError: another process holds the embedded index directory.
         """
         embedder = embedder or Embedder.load()
-        wanted = {
+        wanted: IndexMeta = {
             "format": INDEX_FORMAT,
             "embedder": embedder.name,
             "dim": embedder.dim,
             "bm25": (lexical or BM25Encoder()).model_dump(),
         }
-        text = str(location)
-        if text == ":memory:" or re.match(r"https?://", text):
-            store: _Store = _ClientStore.open(text, collection, wanted, api_key=api_key)
-        elif engine == "edge":
-            store = _EdgeStore.open(Path(location), wanted)
-        else:
-            store = _ClientStore.open(str(Path(location)), collection, wanted)
+        store = open_store(location, wanted, engine=engine, collection=collection, api_key=api_key)
         try:
             stored = _check_meta(store.meta() or wanted, wanted, explicit_bm25=lexical is not None)
         except IndexMismatchError:
@@ -279,7 +241,9 @@ class PassageIndex:
                 report.unchanged += len(batch) - written
                 bar.update(len(batch))
             bar.set_postfix_str("building HNSW")
+            started = time.perf_counter()
             self._store.commit()
+            report.commit_seconds = time.perf_counter() - started
         return report
 
     def search(
@@ -407,11 +371,30 @@ class PassageIndex:
         texts = [payload["text"] for payload in todo.values()]
         vectors = self.embedder.embed_passages(texts)
         points = [
-            _Point(pid, vector, self.lexical.encode_document(payload["text"]), payload)
+            StoredPoint(pid, vector, self.lexical.encode_document(payload["text"]), payload)
             for (pid, payload), vector in zip(todo.items(), vectors, strict=True)
         ]
         self._store.upsert(points)
         return len(points)
+
+
+def open_store(
+    location: str | Path,
+    wanted: IndexMeta,
+    *,
+    engine: Engine = "edge",
+    collection: str = "filingqa",
+    api_key: str | None = None,
+) -> PointStore:
+    """The backend for ``location``: a Qdrant URL or ``":memory:"`` through qdrant-client,
+    a directory through ``engine`` (``"edge"``: in process; ``"local"``: qdrant-client's
+    sqlite mode). A new store is created as ``wanted``."""
+    text = str(location)
+    if text == ":memory:" or text.startswith(REMOTE_PREFIXES):
+        return QdrantStore.open(text, collection, wanted, api_key=api_key)
+    if engine == "edge":
+        return EdgeStore.open(Path(location), wanted)
+    return QdrantStore.open(str(Path(location)), collection, wanted)
 
 
 def _batched(items: Iterable[Passage], size: int) -> Iterator[list[Passage]]:
@@ -456,9 +439,7 @@ def _passage(payload: dict[str, Any]) -> Passage:
     return Passage.model_validate({name: payload.get(name) for name in _PASSAGE_FIELDS})
 
 
-def _check_meta(
-    stored: dict[str, Any], wanted: dict[str, Any], *, explicit_bm25: bool
-) -> dict[str, Any]:
+def _check_meta(stored: IndexMeta, wanted: IndexMeta, *, explicit_bm25: bool) -> IndexMeta:
     pairs = [(key, stored.get(key), wanted[key]) for key in ("format", "embedder", "dim")]
     stored_bm25 = stored.get("bm25") or {}
     pairs.append(
@@ -477,293 +458,3 @@ def _check_meta(
                 "open it with the same setting or index into a new location"
             )
     return stored
-
-
-class _EdgeStore:
-    """qdrant-edge: a Qdrant shard in process, under ``<dir>/shard`` (+ ``<dir>/index.json``)."""
-
-    def __init__(self, shard: Any, directory: Path) -> None:
-        self._shard = shard
-        self._directory = directory
-
-    @classmethod
-    def open(cls, directory: Path, wanted: dict[str, Any]) -> _EdgeStore:
-        import qdrant_edge as qe
-
-        directory.mkdir(parents=True, exist_ok=True)
-        meta = directory / META_FILE
-        if not meta.exists():
-            staged = meta.with_suffix(".tmp")
-            staged.write_text(json.dumps(wanted, indent=2))
-            staged.replace(meta)
-        stored = json.loads(meta.read_text())
-        config = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=stored["dim"], distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        )
-        path = directory / SHARD_DIR
-        if (path / "edge_config.json").exists():
-            try:
-                shard = qe.EdgeShard.load(str(path), config)
-            except Exception as error:
-                if "WouldBlock" in str(error):
-                    raise IndexLockedError(f"index {directory} is open elsewhere") from error
-                raise
-        else:
-            shard = qe.EdgeShard.create(str(path), config)
-            for name in _KEYWORD_FIELDS:
-                shard.update(
-                    qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
-                )
-            for name in _INTEGER_FIELDS:
-                shard.update(
-                    qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
-                )
-        return cls(shard, directory)
-
-    def meta(self) -> dict[str, Any] | None:
-        return json.loads((self._directory / META_FILE).read_text())
-
-    def content_shas(self, ids: list[str]) -> dict[str, str]:
-        records = self._shard.retrieve(ids, with_payload=["content_sha"], with_vector=False)
-        return {str(r.id): r.payload["content_sha"] for r in records if r.payload}
-
-    def upsert(self, points: list[_Point]) -> None:
-        import qdrant_edge as qe
-
-        self._shard.update(
-            qe.UpdateOperation.upsert_points(
-                [
-                    qe.Point(
-                        p.id,
-                        {
-                            DENSE: p.dense.tolist(),
-                            SPARSE: qe.SparseVector(list(p.sparse.indices), list(p.sparse.values)),
-                        },
-                        p.payload,
-                    )
-                    for p in points
-                ]
-            )
-        )
-
-    def query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        conditions: list[Condition],
-        limit: int,
-    ) -> dict[str, Ranked]:
-        import qdrant_edge as qe
-
-        flt = self._filter(conditions)
-        requests: dict[str, Any] = {}
-        if dense is not None:
-            requests[DENSE] = qe.Query.Nearest(dense.tolist(), using=DENSE)
-        if sparse is not None:
-            vector = qe.SparseVector(list(sparse.indices), list(sparse.values))
-            requests[SPARSE] = qe.Query.Nearest(vector, using=SPARSE)
-        batch = qe.QueryBatchRequest(
-            [qe.QueryRequest(limit=limit, query=q, filter=flt) for q in requests.values()]
-        )
-        results = self._shard.query_batch(batch)
-        return {
-            name: [(str(p.id), p.score) for p in points]
-            for name, points in zip(requests, results, strict=True)
-        }
-
-    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]:
-        records = self._shard.retrieve(ids, with_payload=fields or True, with_vector=False)
-        return {str(r.id): r.payload for r in records}
-
-    def count(self, conditions: list[Condition]) -> int:
-        import qdrant_edge as qe
-
-        return self._shard.count(qe.CountRequest(filter=self._filter(conditions), exact=True))
-
-    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]:
-        import qdrant_edge as qe
-
-        request = qe.ScrollRequest(
-            limit=limit,
-            filter=qe.Filter(must=[qe.IsEmptyCondition(key)]),
-            with_payload=["text"],
-            with_vector=False,
-        )
-        records, _ = self._shard.scroll(request)
-        return {str(r.id): r.payload for r in records}
-
-    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None:
-        import qdrant_edge as qe
-
-        for pid, payload in payloads.items():
-            self._shard.update(qe.UpdateOperation.set_payload([pid], payload))
-
-    def commit(self) -> None:
-        self._shard.flush()
-        self._shard.optimize()
-
-    def close(self) -> None:
-        self._shard.close()
-
-    @staticmethod
-    def _filter(conditions: list[Condition]) -> Any:
-        import qdrant_edge as qe
-
-        if not conditions:
-            return None
-        return qe.Filter(
-            must=[
-                qe.FieldCondition(
-                    key,
-                    match=qe.MatchValue(values[0])
-                    if len(values) == 1
-                    else qe.MatchAny(list(values)),
-                )
-                for key, values in conditions
-            ]
-        )
-
-
-class _ClientStore:
-    """qdrant-client: a Qdrant server/cluster by URL, or its local (sqlite / memory) mode."""
-
-    def __init__(self, client: Any, collection: str) -> None:
-        self._client = client
-        self._collection = collection
-
-    @classmethod
-    def open(
-        cls, location: str, collection: str, wanted: dict[str, Any], *, api_key: str | None = None
-    ) -> _ClientStore:
-        from qdrant_client import QdrantClient, models
-
-        remote = location.startswith(("http://", "https://"))
-        if remote:
-            client = QdrantClient(url=location, api_key=api_key)
-        elif location == ":memory:":
-            client = QdrantClient(location=location)
-        else:
-            client = QdrantClient(path=location)
-        if not client.collection_exists(collection):
-            client.create_collection(
-                collection,
-                vectors_config={
-                    DENSE: models.VectorParams(size=wanted["dim"], distance=models.Distance.COSINE)
-                },
-                sparse_vectors_config={
-                    SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
-                },
-                metadata=wanted,
-            )
-            if remote:  # the local mode has no payload indexes (it scans)
-                for name in _KEYWORD_FIELDS:
-                    client.create_payload_index(collection, name, models.PayloadSchemaType.KEYWORD)
-                for name in _INTEGER_FIELDS:
-                    client.create_payload_index(collection, name, models.PayloadSchemaType.INTEGER)
-        return cls(client, collection)
-
-    def meta(self) -> dict[str, Any] | None:
-        return self._client.get_collection(self._collection).config.metadata
-
-    def content_shas(self, ids: list[str]) -> dict[str, str]:
-        records = self._client.retrieve(
-            self._collection, ids, with_payload=["content_sha"], with_vectors=False
-        )
-        return {str(r.id): r.payload["content_sha"] for r in records if r.payload}
-
-    def upsert(self, points: list[_Point]) -> None:
-        from qdrant_client import models
-
-        self._client.upsert(
-            self._collection,
-            points=[
-                models.PointStruct(
-                    id=p.id,
-                    vector={
-                        DENSE: p.dense.tolist(),
-                        SPARSE: models.SparseVector(
-                            indices=list(p.sparse.indices), values=list(p.sparse.values)
-                        ),
-                    },
-                    payload=p.payload,
-                )
-                for p in points
-            ],
-            wait=True,
-        )
-
-    def query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        conditions: list[Condition],
-        limit: int,
-    ) -> dict[str, Ranked]:
-        from qdrant_client import models
-
-        flt = self._filter(conditions)
-        queries: dict[str, Any] = {}
-        if dense is not None:
-            queries[DENSE] = dense.tolist()
-        if sparse is not None:
-            queries[SPARSE] = models.SparseVector(
-                indices=list(sparse.indices), values=list(sparse.values)
-            )
-        responses = self._client.query_batch_points(
-            self._collection,
-            requests=[
-                models.QueryRequest(query=q, using=name, filter=flt, limit=limit)
-                for name, q in queries.items()
-            ],
-        )
-        return {
-            name: [(str(p.id), p.score) for p in response.points]
-            for name, response in zip(queries, responses, strict=True)
-        }
-
-    def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]:
-        records = self._client.retrieve(self._collection, ids, with_payload=fields or True)
-        return {str(r.id): r.payload for r in records}
-
-    def count(self, conditions: list[Condition]) -> int:
-        return self._client.count(
-            self._collection, count_filter=self._filter(conditions), exact=True
-        ).count
-
-    def without(self, key: str, limit: int) -> dict[str, dict[str, Any]]:
-        from qdrant_client import models
-
-        empty = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key=key))])
-        records, _ = self._client.scroll(
-            self._collection, scroll_filter=empty, limit=limit, with_payload=["text"]
-        )
-        return {str(r.id): r.payload for r in records}
-
-    def set_payloads(self, payloads: dict[str, dict[str, Any]]) -> None:
-        for pid, payload in payloads.items():
-            self._client.set_payload(self._collection, payload, points=[pid], wait=True)
-
-    def commit(self) -> None:
-        """Nothing to do: the server indexes in the background, local mode scans."""
-
-    def close(self) -> None:
-        self._client.close()
-
-    @staticmethod
-    def _filter(conditions: list[Condition]) -> Any:
-        from qdrant_client import models
-
-        if not conditions:
-            return None
-        return models.Filter(
-            must=[
-                models.FieldCondition(
-                    key=key,
-                    match=models.MatchValue(value=values[0])
-                    if len(values) == 1
-                    else models.MatchAny(any=list(values)),
-                )
-                for key, values in conditions
-            ]
-        )

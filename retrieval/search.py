@@ -40,7 +40,12 @@ from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scor
 from filingqa.retrieval.index import Hit, Match, PassageIndex, SearchFilters, SearchMode
 from filingqa.retrieval.metadata import MetadataStore
 from filingqa.retrieval.pages import by_page, page_key, page_order, spread_pages
-from filingqa.retrieval.rerank import Candidate, Reranker
+from filingqa.retrieval.rerank import (
+    Candidate,
+    Reranker,
+    default_artifact_dir,
+    shipped_artifact_dir,
+)
 from filingqa.retrieval.signals import passage_signals
 
 Mode = Literal["bm25", "dense", "hybrid"]
@@ -49,7 +54,7 @@ ReRankerChoice = Reranker | Path | None | Literal["default"]
 _INDEX_MODES: dict[Mode, SearchMode] = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}
 QUERY_THREADS = 1
 """ONNX threads of the embedder :meth:`FilingSearch.open` loads: one query embeds fastest on
-one thread (MiniLM, 2 cores: p50 5.9 ms against 10.5 ms on two)."""
+one thread (``benchmarks/search_pipeline.py`` measures it)."""
 
 
 class SearchSettings(BaseModel):
@@ -400,22 +405,23 @@ def _saved_metadata(location: str | Path) -> MetadataStore | None:
     return MetadataStore.load(state)
 
 
+def default_reranker_dir() -> Path:
+    """Where the default reranker is read from: the user's own training under
+    ``FILINGQA_HOME`` when there is one, else the one filingqa ships."""
+    trained = default_artifact_dir()
+    return trained if trained.is_dir() else shipped_artifact_dir()
+
+
 def load_reranker(choice: ReRankerChoice = "default") -> Reranker | None:
-    """The reranker to use: given, loaded from a directory, or the default (trained by the
-    user under ``FILINGQA_HOME``, else the one filingqa ships).
+    """The reranker to use: given, loaded from a directory, or the default
+    (:func:`default_reranker_dir`).
 
     A missing or outdated artifact gives the untrained reranker (fused order, dedup and
     parent promotion) and a warning.
     """
     if choice is None or isinstance(choice, Reranker):
         return choice
-    if choice == "default":  # the user's own training, else the one filingqa ships
-        from filingqa.retrieval.rerank import default_artifact_dir, shipped_artifact_dir
-
-        trained = default_artifact_dir()
-        directory = trained if trained.is_dir() else shipped_artifact_dir()
-    else:
-        directory = Path(choice)
+    directory = default_reranker_dir() if choice == "default" else Path(choice)
     try:
         return Reranker.load(directory)
     except (FileNotFoundError, ValueError) as problem:

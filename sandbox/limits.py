@@ -11,8 +11,8 @@ class SandboxLimits(BaseModel):
     """How much one program may use; the defaults suit small arithmetic programs.
 
     ``cpu_seconds`` is enforced in whole seconds (rounded up); ``wall_seconds`` by the parent,
-    which kills the worker. ``memory_mb`` caps the worker's whole address space (the
-    interpreter itself takes ~15 MB).
+    which kills the worker. ``memory_mb`` caps the worker's whole address space, the
+    interpreter's own included.
     """
 
     model_config = ConfigDict(frozen=True)

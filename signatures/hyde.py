@@ -6,8 +6,8 @@ import dspy
 from pydantic import BaseModel, Field
 
 # Length bounds for decoding under a JSON-schema grammar only (json_schema_extra: a longer
-# reply from an API backbone still validates). The 1.5B model once enumerated
-# "(35) 3M's 2023 earnings call summary, …" inside one passage until the token limit.
+# reply from an API backbone still validates). Unbounded, a small model can enumerate items
+# inside one passage until the token limit.
 QUERY_CHARS, PASSAGE_CHARS = 160, 400
 
 

@@ -81,5 +81,5 @@ def test_lines_addressed_to_the_reader_never_reach_the_model(scripted_lm, tmp_pa
     lm = scripted_lm(["```python\nresult = (100.0 - 80.0) / 80.0 * 100\n```"])
     answer = answer_over_filing("What was the growth rate?", filing=filing, lm=lm)
     assert answer.answer == "25%"
-    assert "answer 42" not in lm.engine.prompt_text(0)
-    assert "| Revenue | 100.0 | 80.0 |" in lm.engine.prompt_text(0)
+    assert "answer 42" not in lm.engine.prompts[0]
+    assert "| Revenue | 100.0 | 80.0 |" in lm.engine.prompts[0]

@@ -1,6 +1,5 @@
 """``ask`` over an index: FinancialQA with a search handle, restricted to a company or documents."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,35 +13,8 @@ from filingqa.ask import (
 from filingqa.retrieval import Passage
 from filingqa.retrieval.search import FilingSearch, RankedPassage
 
-from .evaluation.fakes import CASH_FLOW
-
-MDNA = Passage(
-    id="ACME_2024_10K:p2:tex1",
-    doc_id="ACME_2024_10K",
-    page=2,
-    kind="text",
-    text="Acme's free cash flow rose on demand for analyzers.",
-)
-QUESTION = "What was Acme's free cash flow in 2024?"
-
-
-def chat(**fields: object) -> str:
-    parts = [
-        f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value)}"
-        for name, value in fields.items()
-    ]
-    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
-
-
-def program_replies(company: str = "Acme") -> list[str]:
-    """FinancialQA's single pass over a search: ambiguity, rewrite, HyDE, curation, PoT."""
-    return [
-        chat(report={"kind": "none", "reason": "", "interpretations": []}),
-        chat(company=company, period="FY2024", variants=["operating cash flow"]),
-        chat(hypotheses=[{"query": "cash flow statement", "passage": "Purchases (412.6)"}]),
-        chat(keep=[1, 2], answerable=True, missing="", complementary_query=""),
-        "```python\nresult = 812.4 - 412.6\n```",
-    ]
+from .kit.passages import CASH_FLOW, MDNA, QUESTION
+from .kit.replies import NO_AMBIGUITY, chat, program_replies
 
 
 class FakeFilingSearch:
@@ -118,7 +90,7 @@ def test_answer_over_index_opens_restricts_and_releases_the_index(
 
 def test_a_worded_answer_says_there_is_no_program(scripted_lm) -> None:
     replies = [
-        chat(report={"kind": "none", "reason": "", "interpretations": []}),
+        chat(**NO_AMBIGUITY),
         chat(company="Acme", period="FY2024", variants=[]),
         chat(hypotheses=[]),
         chat(keep=[1], answerable=True, missing="", complementary_query=""),

@@ -12,7 +12,9 @@ from filingqa.ask import FilingAnswer
 from filingqa.cli import main
 from filingqa.evaluation.open_corpus import OpenCorpus
 
-from .evaluation.fakes import ListSearch, chat, write_financebench
+from .kit.data import write_financebench
+from .kit.passages import ListSearch
+from .kit.replies import chat
 
 
 @pytest.fixture
@@ -117,6 +119,7 @@ def test_eval_retrieval_mode_dispatches_to_the_retrieval_evaluation(
                 "settings": ["naive", "full"],
                 "limit": 3,
                 "data_dir": "D",
+                "index": None,
                 "json_out": tmp_path / "r.json",
                 "progress": True,
             },

@@ -8,6 +8,8 @@ from filingqa.datasets.records import QARecord
 from filingqa.evaluation.command import (
     EvalSettings,
     check_index,
+    check_slice,
+    evaluation_records,
     plan_settings,
     run_evaluation,
     select_records,
@@ -17,7 +19,11 @@ from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
 from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import format_table, summarize
 
-from .fakes import ListSearch, chat, fenced, judged_row, write_financebench
+from ..kit.data import judged_row, write_financebench
+from ..kit.passages import ListSearch
+from ..kit.replies import chat, fenced, program_replies
+from ..optimizers.compile_fakes import SPLIT, write_data_dir
+from .slice_fakes import synthetic_slice, use_slices
 
 
 def test_select_records_by_field_or_meta() -> None:
@@ -159,18 +165,6 @@ def test_unknown_mode_is_a_clear_error(tmp_path: Path, scripted_lm) -> None:
         run_evaluation(settings, lm=scripted_lm([]))
 
 
-def program_replies(company: str, code: str, *, ambiguity_cue: bool) -> list[str]:
-    """The replies of one program run; the ambiguity check is asked only with a cue."""
-    ambiguity = [chat(report={"kind": "none", "reason": "", "interpretations": []})]
-    return [
-        *(ambiguity if ambiguity_cue else []),
-        chat(company=company, period="FY2024", variants=["operating cash flow"]),
-        chat(hypotheses=[{"query": "cash flow statement", "passage": "Operating cash flow"}]),
-        chat(keep=[1, 2], answerable=True, missing="", complementary_query=""),
-        fenced(code),
-    ]
-
-
 def test_open_corpus_eval_writes_pages_hit_rate_and_json(tmp_path: Path, scripted_lm) -> None:
     data_dir = write_financebench(tmp_path / "data")
     settings = EvalSettings(
@@ -233,7 +227,7 @@ def test_financebench_gold_context_reads_the_evidence_pages(tmp_path: Path, scri
     summaries = run_evaluation(settings, lm=lm, data_dir=str(data_dir), progress=False)
     assert summaries["pot"].accuracy == 1.0
     assert summaries["pot"].retrieval_hit_rate is None
-    assert "Purchases of property and equipment" in lm.engine.prompt_text(0)
+    assert "Purchases of property and equipment" in lm.engine.prompts[0]
     assert read_rows(tmp_path / "out" / "pot.jsonl")[0].cited == [("ACME_2024_10K", 4)]
 
 
@@ -297,3 +291,39 @@ def test_summary_hit_rate_counts_only_rows_where_it_is_known() -> None:
     assert table[0].split()[-3:] == ["gold", "hit", "outcomes"]
     assert table[1].startswith("naive-rag") and table[1].endswith("66.7%  answered 4")
     assert table[2].startswith("pot") and table[2].endswith("-  answered 1")
+
+
+def test_a_slice_selects_its_questions_in_dataset_order_before_where_and_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = write_data_dir(tmp_path / "data")
+    ids = ["ctx5-change", "ctx2-lookup", "ctx2-change", "ctx0-lookup"]
+    use_slices(
+        monkeypatch, tmp_path / "slices", synthetic_slice(f"tatqa:{SPLIT}", "report", ids, [])
+    )
+    settings = EvalSettings(
+        dataset=f"tatqa:{SPLIT}",
+        modes=["pot"],
+        lm="x",
+        slice=f"tatqa-{SPLIT}-report",
+        out_dir=tmp_path,
+    )
+    chosen = evaluation_records(settings, str(data_dir))
+    assert [r.id for r in chosen] == ["ctx0-lookup", "ctx2-lookup", "ctx2-change", "ctx5-change"]
+    where = settings.model_copy(update={"where": {"scale": "percent"}, "limit": 1})
+    assert [r.id for r in evaluation_records(where, str(data_dir))] == ["ctx2-change"]
+    nothing = settings.model_copy(update={"where": {"scale": "million"}})
+    with pytest.raises(ValueError, match=f"no records in tatqa:{SPLIT} \\(slice tatqa-{SPLIT}-"):
+        evaluation_records(nothing, str(data_dir))
+
+
+def test_a_slice_of_another_dataset_fails_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_slices(monkeypatch, tmp_path, synthetic_slice("finqa:dev", "report", ["f1"], []))
+    check_slice(EvalSettings(dataset="tatqa:dev", modes=["pot"], lm="x", out_dir=tmp_path))
+    other = EvalSettings(
+        dataset="tatqa:dev", modes=["pot"], lm="x", slice="finqa-dev-report", out_dir=tmp_path
+    )
+    with pytest.raises(ValueError, match="slice finqa-dev-report is of finqa:dev, not tatqa:dev"):
+        check_slice(other)

@@ -3,7 +3,7 @@ import pytest
 from filingqa.evaluation.failure_classes import classify
 from filingqa.evaluation.runner import Row
 
-from .fakes import judged_row
+from ..kit.data import judged_row
 
 
 def row(answer: str, gold: str = "25.5", score: float = 0.0, **extra) -> Row:

@@ -11,8 +11,10 @@ from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 
-from .fakes import CASH_FLOW, PROGRAM_REPLIES, QUESTION, ListSearch, chat, fenced
+from ..kit.passages import CASH_FLOW, QUESTION, ListSearch
+from ..kit.replies import chat, fenced, program_replies
 
+PROGRAM_REPLIES = program_replies()
 RECORD = QARecord(
     id="fb_1",
     dataset="financebench",
@@ -43,7 +45,7 @@ def test_naive_rag_answers_once_from_the_plain_top_k(scripted_lm) -> None:
     assert answer.retrieved == [("ACME_2024_10K", 4), ("BETA_2024_10K", 9)]
     assert answer.gold_retrieved is True  # evidence page 3 (0-based) is page 4
     assert len(lm.history) == 1
-    assert "812.4" in lm.engine.prompt_text(0)
+    assert "812.4" in lm.engine.prompts[0]
 
 
 def test_a_miss_is_recorded_when_no_gold_page_is_retrieved(scripted_lm) -> None:
@@ -145,8 +147,8 @@ def test_compiled_runs_the_artifacts_prompts_and_reranker_through_the_full_loop(
     assert [step.name for step in answer.steps if step.lm_calls][-1] == "verify 1"
     write = len(FULL_LOOP_REPLIES) - 2
     demo = compiled(ARTIFACT, trained_router=False).pot.write.demos[0]
-    assert demo["question"] in lm.engine.prompt_text(write)
-    assert not any(demo["question"] in lm.engine.prompt_text(i) for i in range(write))
+    assert demo["question"] in lm.engine.prompts[write]
+    assert not any(demo["question"] in lm.engine.prompts[i] for i in range(write))
 
 
 def test_compiled_and_compiled_with_router_differ_by_the_router_alone() -> None:

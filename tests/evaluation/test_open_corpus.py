@@ -19,7 +19,7 @@ from filingqa.evaluation.open_corpus import (
     require_index,
 )
 
-from .fakes import CASH_FLOW, CORPUS, MDNA, OTHER, ListSearch
+from ..kit.passages import CASH_FLOW, CORPUS, MDNA, OTHER, ListSearch
 
 
 def record(*evidence: Evidence) -> QARecord:

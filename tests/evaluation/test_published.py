@@ -12,7 +12,9 @@ from filingqa.evaluation.published import (
 )
 from filingqa.evaluation.runner import Row, read_rows
 
-from .fakes import QUESTION, ListSearch, chat, judged_row, write_financebench
+from ..kit.data import judged_row, write_financebench
+from ..kit.passages import QUESTION, ListSearch
+from ..kit.replies import chat
 
 ANSWERS = [
     chat(reasoning="cash flow table", answer="399.8 million"),

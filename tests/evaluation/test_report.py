@@ -7,7 +7,7 @@ from filingqa.evaluation.runner import Row
 from filingqa.evaluation.summary import summarize
 from filingqa.lm.trace import Step
 
-from .fakes import judged_row
+from ..kit.data import judged_row
 
 
 def rows(scores: list[float], calls: int, kind: str = "number") -> list[Row]:

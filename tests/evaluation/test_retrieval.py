@@ -13,21 +13,27 @@ from filingqa.datasets.records import Context, Evidence, Paragraph, QARecord, Ta
 from filingqa.evaluation.retrieval import (
     SETTING_OPTIONS,
     SETTINGS,
-    EvalQuery,
     IndexStats,
+    RerankerUsed,
     RetrievalResults,
-    ScaleLatency,
     SettingResult,
-    Target,
     check_settings,
     evaluate_setting,
     format_retrieval_table,
-    found_targets,
     percentile,
+    reranker_dir,
+    run_retrieval_evaluation,
+    training_report,
+)
+from filingqa.evaluation.retrieval_gold import (
+    EvalQuery,
+    Target,
+    found_targets,
     query_score,
     record_targets,
-    run_retrieval_evaluation,
+    retrieval_benchmark,
 )
+from filingqa.evaluation.scale_latency import ScaleLatency
 from filingqa.retrieval.documents import Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex
@@ -165,9 +171,44 @@ def test_unknown_dataset_is_refused() -> None:
         run_retrieval_evaluation("lofin:test")
 
 
-def test_table_lists_each_setting_with_latency() -> None:
-    results = RetrievalResults(
+@pytest.mark.parametrize(
+    ("dataset", "questions", "corpus", "metric", "ks"),
+    [
+        ("financebench", "financebench:dev", "financebench", "hit", (1, 5, 10)),
+        ("financebench:test", "financebench:test", "financebench", "hit", (1, 5, 10)),
+        ("finqa:dev", "finqa:dev848", "finqa:dev848", "recall", (5, 10)),
+        (
+            "finqa:train_sample100",
+            "finqa:train_sample100",
+            "finqa:train_sample100",
+            "recall",
+            (5, 10),
+        ),
+        ("tatqa:dev", "tatqa:dev", "tatqa:dev", "recall", (5, 10)),
+    ],
+)
+def test_each_dataset_names_its_questions_corpus_and_metric(
+    dataset: str, questions: str, corpus: str, metric: str, ks: tuple[int, ...]
+) -> None:
+    benchmark = retrieval_benchmark(dataset)
+    assert (benchmark.questions, benchmark.corpus, benchmark.metric, benchmark.ks) == (
+        questions,
+        corpus,
+        metric,
+        ks,
+    )
+
+
+@pytest.mark.parametrize("dataset", ["lofin:test", "convfinqa:dev", "tatqa", "finqa"])
+def test_a_dataset_without_a_retrieval_benchmark_is_refused(dataset: str) -> None:
+    with pytest.raises(ValueError, match="no retrieval benchmark"):
+        retrieval_benchmark(dataset)
+
+
+def results(reranker: RerankerUsed | None = None) -> RetrievalResults:
+    return RetrievalResults(
         dataset="finqa:dev",
+        questions_from="finqa:dev848",
         metric="recall",
         ks=[5, 10],
         queries=2,
@@ -196,28 +237,77 @@ def test_table_lists_each_setting_with_latency() -> None:
                 what="index hybrid search", passages=100_000, p50_ms=2.6, p95_ms=4.1, source="t"
             )
         ],
-        reranker=None,
+        reranker=reranker,
         seconds=1.0,
     )
-    table = format_retrieval_table(results)
+
+
+def test_table_lists_each_setting_with_latency() -> None:
+    table = format_retrieval_table(results())
+    assert table.startswith("finqa:dev (finqa:dev848): 2 questions, 3 gold targets")
     assert "bm25" in table and "50.0%" in table and "75.0%" in table
     assert "reused" in table and "12 s" in table and "100,000" in table
+    assert "reranker:" not in table
+
+
+def test_table_names_the_reranker_and_says_when_none_was_trained() -> None:
+    trained = RerankerUsed(directory="/r", trained=True, training={"train_specs": ["tatqa:dev"]})
+    assert "reranker: /r (trained on tatqa:dev)" in format_retrieval_table(results(trained))
+    missing = RerankerUsed(directory="/r", trained=False)
+    assert "no trained model at /r: +reranker kept the fused order" in format_retrieval_table(
+        results(missing)
+    )
+
+
+def write_reranker(directory: Path, train_specs: list[str]) -> Path:
+    """The shipped reranker's model under ``directory``, with a report of ``train_specs``."""
+    from filingqa.retrieval.rerank import (
+        FEATURES_FILE,
+        MODEL_FILE,
+        TRAINING_FILE,
+        shipped_artifact_dir,
+    )
+
+    directory.mkdir(parents=True)
+    for name in (MODEL_FILE, FEATURES_FILE):
+        (directory / name).write_bytes((shipped_artifact_dir() / name).read_bytes())
+    report = {"out_dir": str(directory), "train_specs": train_specs, "queries": 3}
+    (directory / TRAINING_FILE).write_text(json.dumps(report))
+    return directory
+
+
+def test_on_a_fresh_install_the_shipped_reranker_is_scored(isolated_home: Path) -> None:
+    from filingqa.retrieval.rerank import shipped_artifact_dir
+
+    shipped = shipped_artifact_dir()
+    assert reranker_dir("financebench:dev") == shipped
+    assert reranker_dir("finqa:dev848") == shipped
+    seen = (training_report(shipped) or {}).get("train_specs", [])
+    for spec in seen:  # no held-out sibling ships: kept, with a warning
+        with pytest.warns(UserWarning, match=f"trained on {spec}"):
+            assert reranker_dir(str(spec)) == shipped
 
 
 def test_a_reranker_trained_on_the_split_is_swapped_for_its_held_out_sibling(
     isolated_home: Path,
 ) -> None:
-    from filingqa.evaluation.retrieval import reranker_dir, training_report
-    from filingqa.optimizers.train_reranker import TRAINING_FILE, default_artifact_dir
+    from filingqa.retrieval.rerank import default_artifact_dir
 
-    default = default_artifact_dir()
-    assert reranker_dir("tatqa:dev") == default  # nothing trained yet
-    default.mkdir(parents=True)
-    report = {"out_dir": str(default), "train_specs": ["tatqa:dev"], "queries": 3}
-    (default / TRAINING_FILE).write_text(json.dumps(report))
+    default = write_reranker(default_artifact_dir(), ["tatqa:dev"])
     assert reranker_dir("finqa:dev848") == default
-    assert reranker_dir("tatqa:dev") == default.with_name("reranker-without-tatqa-dev")
+    sibling = write_reranker(default.with_name("reranker-without-tatqa-dev"), ["finqa:x"])
+    assert reranker_dir("tatqa:dev") == sibling
     assert training_report(default) == {"out_dir": str(default), "train_specs": ["tatqa:dev"]}
+
+
+def test_without_a_held_out_sibling_the_reranker_stays_with_a_warning(
+    isolated_home: Path,
+) -> None:
+    from filingqa.retrieval.rerank import default_artifact_dir
+
+    default = write_reranker(default_artifact_dir(), ["tatqa:dev"])
+    with pytest.warns(UserWarning, match="trained on tatqa:dev .* optimistic"):
+        assert reranker_dir("tatqa:dev") == default
 
 
 def concept_embedder(dim: int = 32) -> Embedder:
@@ -254,7 +344,7 @@ def test_a_setting_runs_through_the_search_pipeline(tmp_path: Path) -> None:
 @pytest.mark.data
 def test_finqa_dev_gold_is_held_by_its_own_context(shared_data_dir: Path) -> None:
     from filingqa.datasets.registry import load_dataset
-    from filingqa.evaluation.retrieval import finqa_queries
+    from filingqa.evaluation.retrieval_gold import finqa_queries
 
     queries = finqa_queries(shared_data_dir)
     assert len(queries) > 400

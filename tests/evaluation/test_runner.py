@@ -9,6 +9,9 @@ from filingqa.evaluation.modes import ModeAnswer
 from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.metrics.judge import StrictJudge, Verdict
 
+from ..kit.lm import FakeEngine, in_order
+from ..kit.replies import fenced
+
 
 def record(n: int, answer: float) -> QARecord:
     return QARecord(
@@ -117,9 +120,8 @@ def test_calls_answered_from_the_cache_still_count_as_calls(tmp_path: Path) -> N
     import dspy
 
     from filingqa.evaluation.modes import build_mode
-    from tests.conftest import ScriptedEngine
 
-    lm = dspy.LM("scripted/cached", engine=ScriptedEngine(["```python\nresult = 1\n```"]))
+    lm = dspy.LM("fake/cached", engine=FakeEngine(in_order([fenced("result = 1")])))
     previous = dspy.cache
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
     try:

@@ -25,7 +25,7 @@ def test_predict_with_fenced_adapter_returns_the_code(scripted_lm) -> None:
     with dspy.context(lm=lm, adapter=FencedCodeAdapter()):
         prediction = dspy.Predict(WriteProgram)(question="Double it?", evidence="Revenue 10")
     assert prediction.program == "revenue = 10.0\nresult = revenue * 2"
-    prompt = lm.engine.prompt_text(0)
+    prompt = lm.engine.prompts[0]
     assert "Revenue 10\n\nQuestion: Double it?" in prompt
     assert "[[ ##" not in prompt  # field names are not presented as identifiers
 

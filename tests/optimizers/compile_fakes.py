@@ -13,6 +13,10 @@ import re
 from pathlib import Path
 
 import dspy
+from dspy.lm15 import Request
+
+from ..kit.lm import fake_lm
+from ..kit.replies import chat, fenced
 
 SPLIT = "mini"
 CONTEXTS = 12
@@ -67,15 +71,6 @@ def write_data_dir(root: Path, contexts: int = CONTEXTS) -> Path:
     return root
 
 
-def _fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
-
-
-def _chat(**fields: str) -> str:
-    parts = [f"[[ ## {name} ## ]]\n{value}" for name, value in fields.items()]
-    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
-
-
 def _figures(text: str) -> tuple[str, str]:
     new, old = re.findall(r"\|\s*Revenue\s*\|\s*(\d+)\s*\|\s*(\d+)", text)[-1]
     return new, old
@@ -87,18 +82,18 @@ def reply(system: str, user: str, demos: bool = False) -> str:
     instruction = user.rsplit("\n\n", 1)[-1]  # code signatures: no system message, ask last
     if "was rejected for the reason given" in instruction:
         new, old = _figures(user)
-        return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
+        return fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
     if "Python code that computes the answer" in instruction:
         new, old = _figures(user)
         question = user.split("Question:", 1)[-1]
         if "percentage change" in question and demos:
-            return _fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
+            return fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
         if "percentage change" in question:
-            return _fenced(f"new = {new}\nold = {old}\nresult = new - old")
-        return _fenced(f"revenue = {new}\nresult = revenue")
+            return fenced(f"new = {new}\nold = {old}\nresult = new - old")
+        return fenced(f"revenue = {new}\nresult = revenue")
     if "Check a draft answer" in system:
         good = "/ old" in user or "percentage change" not in user
-        return _chat(
+        return chat(
             reasons='["the computation matches the question"]'
             if good
             else '["a percentage change must divide by the earlier value"]',
@@ -108,46 +103,17 @@ def reply(system: str, user: str, demos: bool = False) -> str:
     raise AssertionError(f"unexpected prompt: {system[:200]}")
 
 
-class RuleEngine:
-    """A DSPy engine answering with :func:`reply`; counts its calls; can be told to raise
-    KeyboardInterrupt on call ``interrupt_at`` (a ctrl-C), or to ignore demos."""
-
-    def __init__(self, interrupt_at: int | None = None, demos_help: bool = True) -> None:
-        self.calls = 0
-        self.interrupt_at = interrupt_at
-        self.demos_help = demos_help
-
-    def complete(self, request):
-        from dspy.lm15 import Message, Response, TextPart, Usage
-
-        self.calls += 1
-        if self.interrupt_at is not None and self.calls == self.interrupt_at:
-            raise KeyboardInterrupt
-        system = request.system if isinstance(request.system, str) else ""
-        demos = self.demos_help and len(request.messages) > 1
-        text = reply(system, request.messages[-1].text or "", demos)
-        return Response(
-            id=None,
-            model="rules",
-            message=Message.assistant([TextPart(text)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
-        )
-
-    def stream(self, request):
-        from dspy.lm15 import response_to_events
-
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        pass
-
-
 def rule_lm(interrupt_at: int | None = None, demos_help: bool = True) -> dspy.LM:
-    """A ``dspy.LM`` over :class:`RuleEngine` (cache off); with ``demos_help`` off its
-    programs ignore demos, so compiling gains nothing."""
-    engine = RuleEngine(interrupt_at, demos_help)
-    return dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+    """A ``dspy.LM`` answering with :func:`reply` (cache off); it raises KeyboardInterrupt
+    on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos,
+    so compiling gains nothing."""
+
+    def respond(request: Request) -> str:
+        system = request.system if isinstance(request.system, str) else ""
+        demos = demos_help and len(request.messages) > 1
+        return reply(system, request.messages[-1].text or "", demos)
+
+    return fake_lm(respond, interrupt_at=interrupt_at, model="rules/test")
 
 
 def small_request(out: Path, **changes: object):

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.evaluation.slices import report_contexts
 from filingqa.optimizers.compile_data import (
     SplitSpec,
     benchmark_contexts,
@@ -10,6 +11,7 @@ from filingqa.optimizers.compile_data import (
     to_example,
 )
 
+from ..evaluation.slice_fakes import synthetic_slice, use_slices
 from .compile_fakes import SPLIT, write_data_dir
 
 
@@ -61,3 +63,35 @@ def test_tatqa_benchmark_contexts_never_train(shared_data_dir: Path) -> None:
     assert len(drawn) == 40
     assert not banned & {d for r in drawn for d in r.documents}
     assert {r.answer_type for r in drawn} <= {"number", "count"}
+
+
+def test_draws_never_use_the_contexts_of_a_report_slice_of_any_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = write_data_dir(tmp_path / "data")
+    use_slices(
+        monkeypatch,
+        tmp_path / "slices",
+        synthetic_slice("tatqa:other", "report", ["x-1"], ["ctx0", "ctx1"]),
+        synthetic_slice(f"tatqa:{SPLIT}", "report", ["ctx2-lookup"], ["ctx2"]),
+        synthetic_slice(f"tatqa:{SPLIT}", "tuning", ["ctx3-lookup"], ["ctx3"]),
+    )
+    drawn = {
+        d
+        for r in draw([SplitSpec.parse(f"tatqa:{SPLIT}")], target="pot", data_dir=data)
+        for d in r.documents
+    }
+    assert drawn == {f"ctx{i}" for i in range(3, 12)}
+
+
+@pytest.mark.data
+def test_draws_never_use_a_committed_report_slice_context(shared_data_dir: Path) -> None:
+    for spec, target in (
+        ("tatqa:dev", "pot"),
+        ("finqa:dev_sample200", "pot"),
+        ("financebench:dev", "program"),
+    ):
+        drawn = draw([SplitSpec.parse(spec)], target=target, data_dir=shared_data_dir)
+        held_out = report_contexts(spec.partition(":")[0])
+        assert drawn and held_out, spec
+        assert not held_out & {d for r in drawn for d in r.documents}, spec

@@ -5,7 +5,7 @@ import pytest
 from filingqa.evaluation.runner import Row
 from filingqa.optimizers.selection import select_program, sign_test
 
-from ..evaluation.fakes import judged_row
+from ..kit.data import judged_row
 
 
 def _rows(scores: list[float]) -> list[Row]:

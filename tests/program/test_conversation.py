@@ -3,25 +3,19 @@ import pytest
 
 from filingqa.program.conversation import Conversation
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
 
-from .test_financial_qa import AMBIGUITY, NO_AMBIGUITY, WRITE, RuleEngine, fenced
+from ..kit.lm import FakeEngine, Rule, marker_lm
+from ..kit.passages import passage
+from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, WRITE, fenced
 
-TABLE = Passage(
-    id="D:p1:tab1",
-    doc_id="D",
-    page=1,
-    kind="table",
-    text="(In millions)\n| | 2009 | 2008 |\n| Revenue | 120.5 | 98.7 |",
-)
+TABLE = passage("D:p1:tab1", "(In millions)\n| | 2009 | 2008 |\n| Revenue | 120.5 | 98.7 |")
 STANDALONE = "Rewrite the follow-up question"
 
 
-def conversation(rules, **kwargs) -> tuple[Conversation, RuleEngine, dspy.LM]:
-    engine = RuleEngine(rules)
-    lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+def conversation(rules: list[Rule], **kwargs) -> tuple[Conversation, FakeEngine, dspy.LM]:
+    lm = marker_lm(rules)
     qa = FinancialQA(detect_ambiguity=False)
-    return Conversation(qa, **kwargs), engine, lm
+    return Conversation(qa, **kwargs), lm.engine, lm
 
 
 def test_follow_up_is_made_standalone_with_the_earlier_answer() -> None:

@@ -3,12 +3,10 @@ import json
 import dspy
 
 from filingqa.program.curation import OUTPUT_TOKENS, Curator, numbered
-from filingqa.retrieval import Passage
 
-PASSAGES = [
-    Passage(id=f"D:p{n}:tex1", doc_id="D", page=n, kind="text", text=f"passage {n}")
-    for n in (1, 2, 3)
-]
+from ..kit.passages import passage
+
+PASSAGES = [passage(f"D:p{n}:tex1", f"passage {n}") for n in (1, 2, 3)]
 
 
 def curate(scripted_lm, reply: dict):

@@ -1,84 +1,35 @@
 """FinancialQA's control flow, driven deterministically by an LM that answers by rule."""
 
-import json
-import threading
-
 import dspy
 import pytest
 
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
 
-from ..evaluation.fakes import CASH_FLOW
-
-MDNA = Passage(
-    id="ACME_2024_10K:p2:tex1",
-    doc_id="ACME_2024_10K",
-    page=2,
-    kind="text",
-    text="Revenue grew on demand for analyzers; services were flat.",
+from ..kit.lm import FakeEngine, Rule, marker_lm
+from ..kit.passages import CASH_FLOW, MDNA, PENSIONS, ListSearch
+from ..kit.replies import (
+    AGGREGATE,
+    AMBIGUITY,
+    COT,
+    CURATE,
+    DECOMPOSE,
+    FCF_READINGS,
+    HYDE,
+    NO_AMBIGUITY,
+    REVIEW,
+    REVISE,
+    REWRITE,
+    VERIFY,
+    WRITE,
+    ambiguity_report,
+    fenced,
 )
-NO_AMBIGUITY = {"report": {"kind": "none", "reason": "", "interpretations": []}}
 
 
-class RuleEngine:
-    """Replies chosen by what the prompt asks (so concurrent calls stay deterministic)."""
-
-    def __init__(self, rules: list[tuple[str, object]]) -> None:
-        self.rules = rules
-        self.prompts: list[str] = []
-        self._lock = threading.Lock()
-
-    def complete(self, request):
-        from dspy.lm15 import Message, Response, TextPart, Usage
-
-        system = request.system if isinstance(request.system, str) else ""
-        prompt = system + "\n" + "\n".join(m.text or "" for m in request.messages)
-        with self._lock:
-            self.prompts.append(prompt)
-        for marker, reply in self.rules:
-            if marker in prompt:
-                text = reply(prompt) if callable(reply) else reply
-                text = text if isinstance(text, str) else json.dumps(text)
-                return Response(
-                    id=None,
-                    model="rules",
-                    message=Message.assistant([TextPart(text)]),
-                    finish_reason="stop",
-                    usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
-                )
-        raise AssertionError(f"no rule for prompt: {prompt[:300]}")
-
-    def stream(self, request):
-        from dspy.lm15 import response_to_events
-
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        pass
-
-    def count(self, marker: str) -> int:
-        return sum(marker in p for p in self.prompts)
-
-
-AMBIGUITY = "more than one reasonable answer"
-WRITE = "Write Python code that computes"
-REVISE = "its answer was rejected"
-VERIFY = "Check a draft answer against the evidence"
-COT = "in a sentence or two"
-REVIEW = "A draft answer refused"
-AGGREGATE = "Combine the answers to each reading"
-
-
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
-
-
-def run(rules, **inputs) -> tuple[dspy.Prediction, RuleEngine]:
-    engine = RuleEngine(rules)
-    lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+def run(rules: list[Rule], **inputs) -> tuple[dspy.Prediction, FakeEngine]:
+    lm = marker_lm(rules)
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
-        return FinancialQA(**inputs.pop("options", {}))(**inputs), engine
+        return FinancialQA(**inputs.pop("options", {}))(**inputs), lm.engine
 
 
 def test_single_pass_pot_over_gold_context() -> None:
@@ -123,14 +74,6 @@ def test_the_program_writer_is_told_the_formula_convention_bare_pot_is_not() -> 
 
 
 def test_a_program_that_took_a_neighbouring_row_is_revised_to_the_row_asked_about() -> None:
-    pensions = Passage(
-        id="ACME_2019_AR:p9:tab1",
-        doc_id="ACME_2019_AR",
-        page=9,
-        kind="table",
-        text="| | 2019 | 2018 |\n|---|---|---|\n| Defined contribution schemes | 166 | 178 |\n"
-        "| Defined benefit schemes | 57 | 44 |",
-    )
     prediction, engine = run(
         [
             (AMBIGUITY, NO_AMBIGUITY),
@@ -138,7 +81,7 @@ def test_a_program_that_took_a_neighbouring_row_is_revised_to_the_row_asked_abou
             (WRITE, fenced("result = (166 + 178) / 2")),
         ],
         question="What is the 2019 average defined benefit schemes?",
-        passages=[pensions],
+        passages=[PENSIONS],
     )
     assert prediction.final.value == 50.5
     assert engine.count(REVISE) == 1
@@ -243,23 +186,12 @@ def test_invented_numbers_make_the_verifier_reject_whatever_the_lm_says() -> Non
 
 
 def test_ambiguous_question_fans_out_and_names_each_reading() -> None:
-    readings = {
-        "report": {
-            "kind": "terminology",
-            "reason": "free cash flow has several definitions",
-            "interpretations": [
-                {"axis": "operating cash flow less capex", "question": "FCF as OCF less capex?"},
-                {"axis": "operating cash flow", "question": "Operating cash flow only?"},
-            ],
-        }
-    }
-
     def program(prompt: str) -> str:
         return fenced("result = 812.4 - 412.6" if "less capex" in prompt else "result = 812.4")
 
     prediction, engine = run(
         [
-            (AMBIGUITY, readings),
+            (AMBIGUITY, FCF_READINGS),
             (WRITE, program),
             (AGGREGATE, {"answer": "By OCF less capex: 399.8 million; By OCF: 812.4 million"}),
         ],
@@ -277,16 +209,11 @@ def test_ambiguous_question_fans_out_and_names_each_reading() -> None:
 
 
 def test_an_aggregate_that_drops_an_answer_is_replaced_by_the_plain_join() -> None:
-    readings = {
-        "report": {
-            "kind": "qualifier",
-            "reason": "",
-            "interpretations": [
-                {"axis": "by 2024", "question": "Operating cash flow in 2024?"},
-                {"axis": "by 2023", "question": "Operating cash flow in 2023?"},
-            ],
-        }
-    }
+    readings = ambiguity_report(
+        "qualifier",
+        "",
+        {"by 2024": "Operating cash flow in 2024?", "by 2023": "Operating cash flow in 2023?"},
+    )
 
     def program(prompt: str) -> str:
         return fenced("result = 812.4" if "in 2024?" in prompt else "result = 701.9")
@@ -341,26 +268,13 @@ def test_unparseable_ambiguity_report_is_treated_as_none() -> None:
     assert prediction.final.outcome == "answered"
 
 
-class ListSearch:
-    """A search handle over a list: passages sharing a word with the query, in order."""
-
-    def __init__(self, passages: list[Passage]) -> None:
-        self.passages = passages
-        self.calls: list[tuple[str, str | None]] = []
-
-    def search(self, query: str, *, k: int, company=None, period=None) -> list[Passage]:
-        self.calls.append((query, company))
-        words = set(query.lower().split())
-        return [p for p in self.passages if words & set(p.text.lower().split())][:k]
-
-
 def test_open_corpus_retrieves_with_multi_hyde_and_curates() -> None:
     search = ListSearch([MDNA, CASH_FLOW])
     prediction, _ = run(
         [
             (AMBIGUITY, NO_AMBIGUITY),
             (
-                "line-item vocabulary",
+                REWRITE,
                 {
                     "company": "Acme",
                     "period": "FY2024",
@@ -368,7 +282,7 @@ def test_open_corpus_retrieves_with_multi_hyde_and_curates() -> None:
                 },
             ),
             (
-                "different search queries",
+                HYDE,
                 {
                     "hypotheses": [
                         {"query": "cash flow statement", "passage": "Purchases of property (412.6)"}
@@ -376,7 +290,7 @@ def test_open_corpus_retrieves_with_multi_hyde_and_curates() -> None:
                 },
             ),
             (
-                "Choose the retrieved passages",
+                CURATE,
                 {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""},
             ),
             (WRITE, fenced("result = 812.4 - 412.6")),
@@ -388,7 +302,7 @@ def test_open_corpus_retrieves_with_multi_hyde_and_curates() -> None:
     assert prediction.final.value == pytest.approx(399.8)
     assert [c.page for c in prediction.final.citations] == [4]
     assert len(search.calls) == 3  # question, one rewrite, one hypothesis
-    assert {company for _, company in search.calls} == {"Acme"}
+    assert {call["company"] for call in search.calls} == {"Acme"}
     names = [s.name for s in prediction.final.trace.steps]
     assert names[:4] == ["ambiguity", "route", "retrieve", "curate"]
 
@@ -399,8 +313,7 @@ def test_missing_evidence_is_a_clear_error() -> None:
 
 
 async def test_acall_answers_like_call() -> None:
-    engine = RuleEngine([(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))])
-    lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
+    lm = marker_lm([(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))])
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         prediction = await FinancialQA().acall(
             question="What was free cash flow in 2024?", passages=[CASH_FLOW]
@@ -421,10 +334,10 @@ def test_full_loop_decomposes_and_searches_each_retrieval_step() -> None:
     prediction, _ = run(
         [
             (AMBIGUITY, NO_AMBIGUITY),
-            ("Split a question about company filings", steps),
-            ("line-item vocabulary", {"company": "", "period": "", "variants": []}),
+            (DECOMPOSE, steps),
+            (REWRITE, {"company": "", "period": "", "variants": []}),
             (
-                "Choose the retrieved passages",
+                CURATE,
                 {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""},
             ),
             (WRITE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
@@ -434,7 +347,7 @@ def test_full_loop_decomposes_and_searches_each_retrieval_step() -> None:
         search=search,
         options={"hypotheses": 0},
     )
-    searched = [query for query, _ in search.calls]
+    searched = [call["query"] for call in search.calls]
     assert searched == [
         "How did free cash flow change from 2023 to 2024?",
         "operating cash flow 2023 2024",

@@ -6,9 +6,11 @@ import pytest
 from filingqa.program.multi_hyde import MultiHydeRetriever
 from filingqa.retrieval import Passage
 
+from ..kit.passages import passage
+
 
 def p(n: int) -> Passage:
-    return Passage(id=f"D:p{n}:tex1", doc_id="D", page=n, kind="text", text=f"passage {n}")
+    return passage(f"D:p{n}:tex1", f"passage {n}")
 
 
 class FixedSearch:

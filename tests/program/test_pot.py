@@ -3,9 +3,8 @@ import dspy
 from filingqa.program.pot import ProgramOfThought, answer_text
 from filingqa.sandbox import ExecutionResult
 
-
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
+from ..kit.passages import CASH_FLOW
+from ..kit.replies import fenced
 
 
 def test_first_program_that_runs_is_the_answer(scripted_lm) -> None:
@@ -28,7 +27,7 @@ def test_repair_receives_the_sandbox_error(scripted_lm) -> None:
         prediction = ProgramOfThought()(question="Q?", evidence="capex 10")
     assert prediction.value == 9
     assert [a.execution.ok for a in prediction.attempts] == [False, True]
-    repair_prompt = lm.engine.prompt_text(1)
+    repair_prompt = lm.engine.prompts[1]
     assert "capex_2024" in repair_prompt
     assert "NameError" in repair_prompt
     assert "result = capex_2024 - 1" in repair_prompt  # the failed program is shown
@@ -42,7 +41,7 @@ def test_repairs_stop_after_the_limit(scripted_lm) -> None:
     assert not prediction.execution.ok
     assert prediction.execution.error.kind == "runtime"
     assert prediction.answer == ""
-    assert lm.engine.replies == []  # exactly three LM calls
+    assert lm.engine.calls == 3
 
 
 def test_forbidden_import_is_reported_not_run(scripted_lm) -> None:
@@ -70,7 +69,7 @@ def test_tables_reach_the_model_as_labelled_rows_when_asked(scripted_lm) -> None
     evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
     with dspy.context(lm=lm):
         ProgramOfThought(tables_as_rows=True)(question="Change?", evidence=evidence)
-    assert "Appliances: 2019 = 680; 2018 = 774" in lm.engine.prompt_text(0)
+    assert "Appliances: 2019 = 680; 2018 = 774" in lm.engine.prompts[0]
 
 
 def test_pipe_tables_by_default(scripted_lm) -> None:
@@ -78,7 +77,7 @@ def test_pipe_tables_by_default(scripted_lm) -> None:
     evidence = "| | 2019 | 2018 |\n| Appliances | 680 | 774 |"
     with dspy.context(lm=lm):
         ProgramOfThought()(question="Change?", evidence=evidence)
-    assert "| Appliances | 680 | 774 |" in lm.engine.prompt_text(0)
+    assert "| Appliances | 680 | 774 |" in lm.engine.prompts[0]
 
 
 def test_self_consistency_takes_the_majority_value(scripted_lm) -> None:
@@ -129,12 +128,6 @@ def test_no_sample_runs_gives_an_empty_answer(scripted_lm) -> None:
     assert prediction.votes == 0
 
 
-CASH_FLOW = (
-    "| | 2024 |\n| Net cash provided by operating activities | 812.4 |\n"
-    "| Purchases of property and equipment | (412.6) |"
-)
-
-
 def test_a_parenthesised_outflow_subtracted_as_a_negative_is_revised(scripted_lm) -> None:
     lm = scripted_lm(
         [
@@ -143,10 +136,10 @@ def test_a_parenthesised_outflow_subtracted_as_a_negative_is_revised(scripted_lm
         ]
     )
     with dspy.context(lm=lm):
-        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW)
+        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW.text)
     assert abs(prediction.value - 399.8) < 1e-9
     assert [round(a.execution.value, 6) for a in prediction.attempts] == [1225.0, 399.8]
-    revision_prompt = lm.engine.prompt_text(1)
+    revision_prompt = lm.engine.prompts[1]
     assert "(412.6) in parentheses" in revision_prompt
     assert "result = cfo - capex" in revision_prompt
 
@@ -155,10 +148,10 @@ def test_a_revision_that_repeats_the_slip_is_not_kept(scripted_lm) -> None:
     slip = fenced("result = 812.4 - (-412.6)")
     lm = scripted_lm([slip, slip])
     with dspy.context(lm=lm):
-        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW)
+        prediction = ProgramOfThought()(question="Free cash flow in 2024?", evidence=CASH_FLOW.text)
     assert prediction.value == 1225.0
     assert len(prediction.attempts) == 1
-    assert lm.engine.replies == []  # the revision was asked for once
+    assert lm.engine.calls == 2  # the revision was asked for once
 
 
 PENSIONS = """| | 2019 | 2018 |
@@ -174,7 +167,7 @@ def test_figures_from_a_row_the_question_does_not_ask_about_are_revised(scripted
         prediction = ProgramOfThought(check_cells=True)(question=AVERAGE_BENEFIT, evidence=PENSIONS)
     assert prediction.value == 50.5
     assert [a.execution.value for a in prediction.attempts] == [172.0, 50.5]
-    revision_prompt = lm.engine.prompt_text(1)
+    revision_prompt = lm.engine.prompts[1]
     assert "166 is 'Defined contribution schemes' (2019)" in revision_prompt
     assert "'Defined benefit schemes' (2019 = 57; 2018 = 44)" in revision_prompt
 
@@ -193,4 +186,4 @@ def test_bare_pot_does_not_check_cells(scripted_lm) -> None:
     with dspy.context(lm=lm):
         prediction = ProgramOfThought()(question=AVERAGE_BENEFIT, evidence=PENSIONS)
     assert prediction.value == 172.0
-    assert lm.engine.replies == []
+    assert lm.engine.calls == 1

@@ -4,11 +4,10 @@ import dspy
 
 from filingqa.checks.answer_checks import automatic_checks
 from filingqa.program.verification import Verifier
-from filingqa.retrieval import Passage
 
-TABLE = Passage(
-    id="D:p4:tab1", doc_id="D", page=4, kind="table", text="| OCF | 812.4 |\n| Capex | (412.6) |"
-)
+from ..kit.passages import passage
+
+TABLE = passage("D:p4:tab1", "| OCF | 812.4 |\n| Capex | (412.6) |")
 
 
 def test_clean_program_passes_the_checks() -> None:
@@ -42,7 +41,7 @@ def test_failed_checks_reject_even_when_the_lm_accepts(scripted_lm) -> None:
         )
     assert verdict.verdict == "REJECT"
     assert verdict.reasons[-1] == "fine"
-    assert "numbers not found in the evidence: 500" in lm.engine.prompt_text(0)
+    assert "numbers not found in the evidence: 500" in lm.engine.prompts[0]
 
 
 def test_lm_verdict_stands_when_checks_pass(scripted_lm) -> None:

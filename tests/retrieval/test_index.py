@@ -17,17 +17,24 @@ import numpy as np
 import pytest
 
 from filingqa.retrieval.documents import Document, Passage
+from filingqa.retrieval.edge_store import EdgeStore
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import (
-    IndexLockedError,
-    IndexMismatchError,
+    INDEX_FORMAT,
     PassageIndex,
     SearchFilters,
     item_key,
+    open_store,
     point_id,
 )
 from filingqa.retrieval.lexical import BM25Encoder
 from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.point_store import (
+    IndexLockedError,
+    IndexMismatchError,
+    PassageIndexError,
+)
+from filingqa.retrieval.qdrant_store import QdrantStore
 from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
 from filingqa.retrieval.signals import passage_signals
 
@@ -282,6 +289,40 @@ def test_persists_across_reopen_and_checks_the_model(engine: str, tmp_path: Path
         PassageIndex.open(location, concept_embedder(), engine=engine, lexical=BM25Encoder(k1=2))
     with PassageIndex.open(location, concept_embedder(), engine=engine) as index:
         assert index.count() == 7  # a refused open left the index usable
+
+
+@pytest.mark.parametrize(
+    ("location", "engine", "backend"),
+    [
+        (":memory:", "edge", QdrantStore),
+        ("index", "edge", EdgeStore),
+        ("index", "local", QdrantStore),
+    ],
+)
+def test_the_location_and_engine_choose_the_backend(
+    location: str, engine: str, backend: type, tmp_path: Path
+) -> None:
+    wanted = {"format": INDEX_FORMAT, "embedder": "concepts", "dim": DIM, "bm25": {}}
+    where = location if location == ":memory:" else tmp_path / location
+    store = open_store(where, wanted, engine=engine)  # type: ignore[arg-type]
+    try:
+        assert isinstance(store, backend)
+        assert store.meta() == wanted
+        assert store.count([]) == 0
+    finally:
+        store.close()
+
+
+def test_index_errors_share_one_base() -> None:
+    assert issubclass(IndexMismatchError, PassageIndexError)
+    assert issubclass(IndexLockedError, PassageIndexError)
+    assert issubclass(PassageIndexError, RuntimeError)
+
+
+def test_add_reports_how_long_the_commit_took(open_index: Opener) -> None:
+    report = open_index().add(corpus(), DOCUMENTS, progress=False)
+    assert report.written == 7
+    assert 0.0 <= report.commit_seconds < 60.0
 
 
 def test_an_open_embedded_index_cannot_be_opened_twice(tmp_path: Path) -> None:

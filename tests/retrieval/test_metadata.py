@@ -1,4 +1,4 @@
-"""Document metadata: doc names, cover pages, calendar inference, the store and its lookups."""
+"""Document metadata: cover pages, doc names, calendar inference, the store and its lookups."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.retrieval.cover_page import parse_cover_page, read_cover_texts
 from filingqa.retrieval.metadata import (
     DocumentInfo,
     MetadataStore,
@@ -16,9 +17,7 @@ from filingqa.retrieval.metadata import (
     infer_calendar,
     load_document_info,
     normalise_company,
-    parse_cover_page,
     parse_doc_name,
-    read_cover_texts,
 )
 
 # --- hand-written cover pages -------------------------------------------------------------

@@ -13,10 +13,11 @@ from filingqa.checks.inputs import MAX_QUESTION_CHARS
 from filingqa.core.numbers import parse_number
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render, split_filing
 
-from .faulty_lm import (
+from ..kit.lm import marker_lm
+from ..kit.passages import CASH_FLOW, FCF, MDNA, ListSearch, passage
+from ..kit.replies import (
     AMBIGUITY,
     CONFIRM_REFUSAL,
     CURATE,
@@ -26,16 +27,14 @@ from .faulty_lm import (
     REVIEW,
     REWRITE,
     WRITE,
-    faulty_lm,
     fenced,
 )
-from .test_lm_faults import CASH_FLOW, FCF, MDNA, ListSearch
 
 PROGRAM = fenced("result = 812.4 - 412.6")
 
 
 def solve(question: str, rules=None, **inputs):
-    lm = faulty_lm(rules or [(AMBIGUITY, NO_AMBIGUITY), (WRITE, PROGRAM)])
+    lm = marker_lm(rules or [(AMBIGUITY, NO_AMBIGUITY), (WRITE, PROGRAM)])
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         final = FinancialQA(hypotheses=1)(question=question, **inputs).final
     return final, lm.engine
@@ -119,12 +118,8 @@ def test_a_company_given_explicitly_is_checked_before_any_search() -> None:
 
 def test_a_table_of_10000_rows_is_cut_to_the_budget_keeping_the_asked_row() -> None:
     rows = "\n".join(f"| Product {n} | {n * 3}.5 | {n * 2}.25 |" for n in range(10_000))
-    table = Passage(
-        id="BIG:p1:tab1",
-        doc_id="BIG",
-        page=1,
-        kind="table",
-        text=f"(In thousands)\n| Product | 2024 | 2023 |\n|---|---|---|\n{rows}",
+    table = passage(
+        "BIG:p1:tab1", f"(In thousands)\n| Product | 2024 | 2023 |\n|---|---|---|\n{rows}"
     )
     started = time.perf_counter()
     final, engine = solve(

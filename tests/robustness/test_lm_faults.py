@@ -14,15 +14,13 @@ import dspy
 import pytest
 
 from filingqa.checks.refusal import unsupported_numbers
-from filingqa.lm.faults import Fault, attempt, classify
-from filingqa.lm.trace import Trace
 from filingqa.program.final_answer import FinalAnswer
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
 
-from ..evaluation.fakes import CASH_FLOW
-from .faulty_lm import (
+from ..kit.lm import FAULTS, FaultName, Injection, Rule, marker_lm
+from ..kit.passages import CASH_FLOW, FCF, MDNA, ListSearch, passage
+from ..kit.replies import (
     ACCEPT,
     AGGREGATE,
     AMBIGUITY,
@@ -30,66 +28,31 @@ from .faulty_lm import (
     COT,
     CURATE,
     DECOMPOSE,
-    FAULTS,
+    FCF_READINGS,
     HYDE,
     NO_AMBIGUITY,
     REFINE,
     REPAIR,
     REVIEW,
+    REVISE,
     REWRITE,
     VERIFY,
     WRITE,
-    FaultName,
-    Injection,
-    Reply,
-    faulty_lm,
     fenced,
 )
 
-MDNA = Passage(
-    id="ACME_2024_10K:p2:tex1",
-    doc_id="ACME_2024_10K",
-    page=2,
-    kind="text",
-    text="Revenue grew on demand for analyzers; services were flat.",
-)
-FCF = "What was free cash flow in 2024?"
 FCF_CHANGE = "How did free cash flow change from 2023 to 2024?"
 WHY = "Why did revenue grow in 2024?"
 PROGRAM = fenced("result = 812.4 - 412.6")
 CHANGE_PROGRAM = fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")
 REJECT = {"reasons": ["check the year"], "missing": "capex for 2023", "verdict": "REJECT"}
-READINGS = {
-    "report": {
-        "kind": "terminology",
-        "reason": "free cash flow has several definitions",
-        "interpretations": [
-            {"axis": "operating cash flow less capex", "question": "FCF as OCF less capex?"},
-            {"axis": "operating cash flow", "question": "Operating cash flow only?"},
-        ],
-    }
-}
-SEARCH_RULES: list[tuple[str, Reply]] = [
+SEARCH_RULES: list[Rule] = [
     (DECOMPOSE, {"steps": [{"question": "operating cash flow 2024", "kind": "retrieval"}]}),
     (REWRITE, {"company": "", "period": "FY2024", "variants": ["operating cash flow"]}),
     (HYDE, {"hypotheses": [{"query": "cash flow statement", "passage": "Operating cash flow"}]}),
     (CURATE, {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""}),
     (REFINE, {"queries": ["purchases of property and equipment 2023"]}),
 ]
-
-
-class ListSearch:
-    """A search handle over a list: passages sharing a word with the query, in order."""
-
-    def __init__(self, passages: list[Passage], broken: bool = False) -> None:
-        self.passages = passages
-        self.broken = broken
-
-    def search(self, query: str, *, k: int, company=None, period=None) -> list[Passage]:
-        if self.broken:
-            raise ConnectionError("the index server refused the connection")
-        words = set(query.lower().split())
-        return [p for p in self.passages if words & set(p.text.lower().split())][:k]
 
 
 @dataclass(frozen=True)
@@ -99,7 +62,7 @@ class Scenario:
 
     markers: tuple[str, ...]
     question: str
-    rules: list[tuple[str, Reply]]
+    rules: list[Rule]
     outcomes: frozenset[str]
     search: bool = False
     options: dict = field(default_factory=dict)
@@ -144,7 +107,7 @@ SCENARIOS: dict[str, Scenario] = {
         (AGGREGATE,),
         FCF,
         [
-            (AMBIGUITY, READINGS),
+            (AMBIGUITY, FCF_READINGS),
             (
                 WRITE,
                 lambda p: fenced("result = 812.4 - 412.6" if "capex" in p else "result = 812.4"),
@@ -180,7 +143,7 @@ SCENARIOS: dict[str, Scenario] = {
         [
             (AMBIGUITY, NO_AMBIGUITY),
             *SEARCH_RULES,
-            ("its answer was rejected", CHANGE_PROGRAM),
+            (REVISE, CHANGE_PROGRAM),
             (WRITE, CHANGE_PROGRAM),
             (VERIFY, REJECT),
         ],
@@ -193,7 +156,7 @@ SCENARIOS: dict[str, Scenario] = {
 
 def run(scenario: Scenario, fault: FaultName) -> tuple[FinalAnswer, list[str]]:
     injections = [Injection(marker=m, fault=fault) for m in scenario.markers]
-    lm = faulty_lm(scenario.rules, injections)
+    lm = marker_lm(scenario.rules, injections)
     inputs = (
         {"search": ListSearch([MDNA, CASH_FLOW])}
         if scenario.search
@@ -253,8 +216,8 @@ def test_an_lm_exception_in_the_reasoning_step_is_an_error_naming_the_fault(
 
 
 def test_context_overflow_shrinks_the_evidence_until_the_prompt_fits() -> None:
-    filler = Passage(id="A:p1:tex1", doc_id="A", page=1, kind="text", text="Risk factors. " * 400)
-    lm = faulty_lm(
+    filler = passage("A:p1:tex1", "Risk factors. " * 400)
+    lm = marker_lm(
         [(AMBIGUITY, NO_AMBIGUITY), (WRITE, PROGRAM)],
         [Injection(marker=WRITE, fault="context_overflow", context_chars=3000)],
     )
@@ -269,7 +232,7 @@ def test_context_overflow_shrinks_the_evidence_until_the_prompt_fits() -> None:
 
 
 def test_a_broken_search_handle_ends_the_question_with_an_error() -> None:
-    lm = faulty_lm([(AMBIGUITY, NO_AMBIGUITY), *SEARCH_RULES, (WRITE, PROGRAM)])
+    lm = marker_lm([(AMBIGUITY, NO_AMBIGUITY), *SEARCH_RULES, (WRITE, PROGRAM)])
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         final = FinancialQA(hypotheses=1)(question=FCF, search=ListSearch([], broken=True)).final
     assert final.outcome == "error"
@@ -279,7 +242,7 @@ def test_a_broken_search_handle_ends_the_question_with_an_error() -> None:
 
 def test_a_fault_once_is_retried_by_the_next_step_not_repeated() -> None:
     """A rate limit on the first program only: the repair writes the program again."""
-    lm = faulty_lm(
+    lm = marker_lm(
         [(AMBIGUITY, NO_AMBIGUITY), (WRITE, PROGRAM), (REPAIR, PROGRAM)],
         [Injection(marker=WRITE, fault="unparseable", times=1)],
     )
@@ -287,28 +250,3 @@ def test_a_fault_once_is_retried_by_the_next_step_not_repeated() -> None:
         final = FinancialQA()(question=FCF, passages=[CASH_FLOW]).final
     assert final.outcome == "answered"
     assert final.value == pytest.approx(399.8)
-
-
-def test_attempt_turns_any_exception_into_a_fault_on_the_trace() -> None:
-    trace = Trace()
-
-    def broken() -> int:
-        raise RuntimeError("disk full")
-
-    result = attempt(trace, "curate", broken)
-    assert isinstance(result, Fault)
-    assert (result.kind, trace.steps[0].fault) == ("step_error", "step_error")
-    assert "disk full" in trace.steps[0].note
-
-
-@pytest.mark.parametrize(
-    ("problem", "kind"),
-    [
-        (ValueError("Requested tokens (9000) exceed context window of 8192"), "context_overflow"),
-        (TimeoutError("read timed out"), "timeout"),
-        (ConnectionResetError("reset"), "connection"),
-        (KeyError("x"), "step_error"),
-    ],
-)
-def test_classify_reads_plain_python_errors(problem: Exception, kind: str) -> None:
-    assert classify(problem) == kind

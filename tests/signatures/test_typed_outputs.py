@@ -20,6 +20,8 @@ from filingqa.signatures.review import ReviewRefusal
 from filingqa.signatures.rewrite import RewriteQuery
 from filingqa.signatures.verify import RefineQuestions, VerifyAnswer
 
+from ..kit.replies import ambiguity_report
+
 
 def run(scripted_lm, signature, reply: dict, **inputs) -> dspy.Prediction:
     lm = scripted_lm([json.dumps(reply)])
@@ -85,16 +87,14 @@ def test_curate_gives_ids_answerability_and_a_complementary_query(scripted_lm) -
 
 
 def test_ambiguity_report_with_readings_parses(scripted_lm) -> None:
-    reply = {
-        "report": {
-            "kind": "qualifier",
-            "reason": "'did best' has no measure",
-            "interpretations": [
-                {"axis": "by revenue growth", "question": "Which category grew revenue most?"},
-                {"axis": "by revenue", "question": "Which category had the most revenue?"},
-            ],
-        }
-    }
+    reply = ambiguity_report(
+        "qualifier",
+        "'did best' has no measure",
+        {
+            "by revenue growth": "Which category grew revenue most?",
+            "by revenue": "Which category had the most revenue?",
+        },
+    )
     report = run(scripted_lm, DetectAmbiguity, reply, question="Which category did best?").report
     assert report.kind == "qualifier"
     assert [i.axis for i in report.interpretations] == ["by revenue growth", "by revenue"]

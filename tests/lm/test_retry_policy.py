@@ -14,8 +14,9 @@ from dspy.utils.exceptions import (
 from filingqa.lm.backbone import RetryingLM, RetryPolicy, get_lm
 from filingqa.program.financial_qa import FinancialQA
 
-from .faulty_lm import AMBIGUITY, NO_AMBIGUITY, WRITE, FaultyEngine, Injection, fenced
-from .test_lm_faults import CASH_FLOW, FCF
+from ..kit.lm import FakeEngine, Injection, by_marker
+from ..kit.passages import CASH_FLOW, FCF
+from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, WRITE, fenced
 
 ANSWER = "Answer the question."
 
@@ -29,8 +30,8 @@ class Question(dspy.Signature):
 
 def retrying(injections: list[Injection], policy: RetryPolicy) -> tuple[RetryingLM, list[float]]:
     waits: list[float] = []
-    engine = FaultyEngine([(ANSWER, {"answer": "ok"})], injections)
-    lm = RetryingLM("faulty/test", engine=engine, policy=policy, sleep=waits.append, cache=False)
+    engine = FakeEngine(by_marker([(ANSWER, {"answer": "ok"})]), injections)
+    lm = RetryingLM("fake/test", engine=engine, policy=policy, sleep=waits.append, cache=False)
     return lm, waits
 
 
@@ -95,12 +96,12 @@ def test_hosted_backbones_get_the_policy_and_a_request_timeout(isolated_home) ->
 
 def test_the_program_answers_through_a_retried_rate_limit() -> None:
     waits: list[float] = []
-    engine = FaultyEngine(
-        [(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))],
+    engine = FakeEngine(
+        by_marker([(AMBIGUITY, NO_AMBIGUITY), (WRITE, fenced("result = 812.4 - 412.6"))]),
         [Injection(WRITE, "rate_limit", times=1, retry_after=2)],
     )
     lm = RetryingLM(
-        "faulty/test", engine=engine, policy=RetryPolicy(), sleep=waits.append, cache=False
+        "fake/test", engine=engine, policy=RetryPolicy(), sleep=waits.append, cache=False
     )
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         final = FinancialQA()(question=FCF, passages=[CASH_FLOW]).final

@@ -1,0 +1,154 @@
+"""Evidence gathering: a question's search handle searched into its evidence buffer.
+
+decompose (full loop) → Multi-HyDE retrieval → curation → complementary search, and
+between reasoning rounds, :meth:`EvidenceGatherer.refine` searches for what the verifier
+found missing. Optional steps that fail are skipped; a failed Multi-HyDE retrieval falls
+back to searching with the question as written.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import dspy
+
+from filingqa.lm.faults import Fault, attempt
+from filingqa.program.curation import Curator
+from filingqa.program.final_answer import FinalAnswer, stopped
+from filingqa.program.multi_hyde import MultiHydeRetriever, Retrieved
+from filingqa.program.question_state import (
+    COMPLEMENTARY,
+    CURATED,
+    REFINED,
+    RETRIEVED,
+    QuestionState,
+)
+from filingqa.program.verification import Verdict
+from filingqa.retrieval.handle import SearchHandle
+from filingqa.signatures.decompose import Decompose
+from filingqa.signatures.verify import RefineQuestions
+
+QUERY_TOKENS = 512  # decompositions and refinement queries are short: a looping one stops here
+REFINE_QUERIES = 3  # new queries searched per refinement
+
+
+class EvidenceGatherer(dspy.Module):
+    """Fills a question's evidence buffer from its search handle.
+
+    Calling it runs the first search and returns the answer the question stops with when
+    the handle holds no filings of the company asked about or every search failed (None
+    otherwise).
+    """
+
+    def __init__(self, hypotheses: int = 3, k: int = 8) -> None:
+        super().__init__()
+        self.decompose = dspy.Predict(Decompose, max_tokens=QUERY_TOKENS)
+        self.retriever = MultiHydeRetriever(hypotheses=hypotheses, k=k)
+        self.curator = Curator()
+        self.refine_queries = dspy.Predict(RefineQuestions, max_tokens=QUERY_TOKENS)
+
+    def forward(self, state: QuestionState) -> FinalAnswer | None:
+        search = _handle(state)
+        if state.company and not _covers(search, state.company):
+            return _not_indexed(state, state.company)
+        sub_questions = self._sub_questions(state) if state.route.full_loop else []
+        found = attempt(
+            state.trace,
+            "retrieve",
+            partial(self.retriever, state.question, search, state.company, sub_questions),
+            note=lambda f: f"{len(f.passages)} passages from {len(f.queries)} queries",
+        )
+        if isinstance(found, Fault):
+            found = self._plain_search(state, search, sub_questions)
+            if isinstance(found, Fault):
+                return stopped(state.question, "error", found.describe(), state.trace)
+        state.company = found.company
+        if found.company and not _covers(search, found.company):
+            return _not_indexed(state, found.company)
+        state.tried += found.queries
+        state.evidence.add(found.passages, RETRIEVED)
+        self._curate(state, search, found)
+        return None
+
+    def refine(self, state: QuestionState, verdict: Verdict) -> None:
+        """Searches with new queries for what ``verdict`` found missing."""
+        missing = verdict.missing or "; ".join(verdict.reasons)
+        queries = self.refine_queries(
+            question=state.question, missing=missing, tried=state.tried
+        ).queries
+        fresh = [q for q in queries if q.strip() and q not in state.tried][:REFINE_QUERIES]
+        if fresh:
+            found = self.retriever.search_all(fresh, _handle(state), state.company, None)
+            state.evidence.add(found, REFINED)
+            state.tried += fresh
+
+    def _sub_questions(self, state: QuestionState) -> list[str]:
+        """The retrieval steps of the question's decomposition ([] if it fails)."""
+        steps = attempt(
+            state.trace,
+            "decompose",
+            lambda: self.decompose(question=state.question).steps,
+            note=lambda found: "; ".join(f"{s.kind}/{s.formula}: {s.question}" for s in found),
+        )
+        if isinstance(steps, Fault):  # retrieval still runs on the question itself
+            return []
+        return [s.question for s in steps if s.kind == "retrieval"]
+
+    def _plain_search(
+        self, state: QuestionState, search: SearchHandle, sub_questions: list[str]
+    ) -> Retrieved | Fault:
+        """Search with the question (and sub-questions) as written: no LM involved."""
+        queries = [state.question, *sub_questions]
+        passages = attempt(
+            state.trace,
+            "retrieve (question only)",
+            partial(self.retriever.search_all, queries, search, state.company, None),
+            typed=False,
+            note=lambda found: f"{len(found)} passages",
+        )
+        if isinstance(passages, Fault):
+            return passages
+        return Retrieved(passages=passages, queries=queries, company=state.company, period=None)
+
+    def _curate(self, state: QuestionState, search: SearchHandle, found: Retrieved) -> None:
+        """Keeps the passages the curator chose and searches once for what it found missing;
+        when curation fails, the retrieved passages stay, uncurated."""
+        curated = attempt(
+            state.trace,
+            "curate",
+            partial(self.curator, state.question, found.passages),
+            note=lambda c: f"kept {len(c.kept)}; answerable: {c.answerable}",
+        )
+        if isinstance(curated, Fault):
+            return
+        state.evidence.add(curated.kept, CURATED)
+        query = curated.complementary_query
+        if curated.answerable or not query:
+            return
+        more = attempt(
+            state.trace,
+            "complementary search",
+            partial(self.retriever.search_all, [query], search, found.company, found.period),
+            typed=False,
+        )
+        if not isinstance(more, Fault):
+            state.tried.append(query)
+            state.evidence.add(more, COMPLEMENTARY)
+
+
+def _handle(state: QuestionState) -> SearchHandle:
+    if state.search is None:
+        raise ValueError("evidence gathering needs a search handle")
+    return state.search
+
+
+def _covers(search: SearchHandle, company: str) -> bool:
+    """Whether the handle holds filings of ``company``; handles that cannot tell (no
+    ``covers`` method) are assumed to."""
+    covers = getattr(search, "covers", None)
+    return not callable(covers) or bool(covers(company))
+
+
+def _not_indexed(state: QuestionState, company: str) -> FinalAnswer:
+    reason = f"the index holds no filings of {company}; not answering from another company's"
+    return stopped(state.question, "refused", reason, state.trace)

@@ -1,0 +1,92 @@
+"""What one run of the program knows about its question: where the evidence comes from
+(:class:`Sources`) and, as the run goes, its route, evidence buffer, searches and trace
+(:class:`QuestionState`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from filingqa.checks.screening import ScreenedSearch, screen
+from filingqa.lm.trace import Step, Trace
+from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence_buffer import EvidenceBuffer
+from filingqa.retrieval.handle import SearchHandle
+from filingqa.router.rule import RoutingDecision
+
+# Evidence priorities in the buffer: what fits the reasoning prompt comes highest first.
+CURATED = 1.0  # kept by the curator, or given as the question's context
+COMPLEMENTARY = 0.75  # found for what the curator said was missing
+REFINED = 0.6  # found for what the verifier said was missing
+RETRIEVED = 0.5  # found by Multi-HyDE retrieval, not (yet) curated
+CARRIED = 0.3  # cited in earlier turns of a conversation
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where a question's evidence comes from: given passages or a search handle, plus
+    the company to search within and passages carried from earlier turns."""
+
+    passages: list[Passage] | None
+    search: SearchHandle | None
+    company: str | None
+    carried: list[Passage] | None
+
+
+@dataclass
+class QuestionState:
+    """One reading of a question as the program works on it: its route, the evidence
+    buffer, where to search and within which company, the queries tried, and the trace."""
+
+    question: str
+    route: RoutingDecision
+    evidence: EvidenceBuffer
+    trace: Trace
+    search: SearchHandle | None = None
+    company: str | None = None
+    tried: list[str] = field(default_factory=list)
+
+    @classmethod
+    def start(
+        cls,
+        question: str,
+        route: RoutingDecision,
+        sources: Sources,
+        evidence_chars: int,
+        trace: Trace,
+    ) -> QuestionState:
+        """The state before any search: carried and given passages in the buffer."""
+        evidence = EvidenceBuffer(evidence_chars)
+        evidence.add(sources.carried or [], CARRIED)
+        if sources.passages is not None:
+            evidence.add(sources.passages, CURATED)
+        return cls(question, route, evidence, trace, sources.search, sources.company)
+
+
+def screened_sources(
+    passages: list[Passage] | None,
+    search: SearchHandle | None,
+    company: str | None,
+    carried: list[Passage] | None,
+    trace: Trace,
+) -> Sources:
+    """The question's sources with every passage screened (:mod:`~filingqa.checks.screening`);
+    each time lines are withheld, a ``screen`` step in the trace lists them."""
+
+    def withheld(lines: list[str]) -> None:
+        shown = "; ".join(repr(line[:120]) for line in lines)
+        trace.steps.append(Step(name="screen", note=f"withheld {len(lines)} line(s): {shown}"))
+
+    def screened(given: list[Passage] | None) -> list[Passage] | None:
+        if given is None:
+            return None
+        screening = screen(given)
+        if screening.withheld:
+            withheld(screening.withheld)
+        return screening.passages
+
+    return Sources(
+        passages=screened(passages),
+        search=ScreenedSearch(search, withheld) if search is not None else None,
+        company=company,
+        carried=screened(carried),
+    )

@@ -1,0 +1,170 @@
+"""The reason-verify-revise loop: draft an answer over the question's evidence, verify it,
+and revise it with the verifier's reasons, up to ``max_rounds`` rounds.
+
+reason (PoT in the sandbox / CoT) ──► verify ──► REJECT: refine the evidence, revise (≤ K)
+
+A single pass drafts once and does not verify. A context overflow halves the evidence and
+retries the round; any other reasoning fault ends the loop with a draft carrying the fault;
+a failed verification leaves the draft unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import dspy
+
+from filingqa.checks.answer_checks import automatic_checks
+from filingqa.checks.formulas import formula_note
+from filingqa.lm.faults import Fault, attempt
+from filingqa.lm.trace import Step
+from filingqa.program.draft import Draft
+from filingqa.program.pot import ProgramOfThought
+from filingqa.program.question_state import QuestionState
+from filingqa.program.verification import Verdict, Verifier
+from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render, within_budget
+from filingqa.signatures.cot import AnswerFromEvidence
+
+DEFAULT_ROUNDS = 3
+SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
+REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
+
+Refine = Callable[[QuestionState, Verdict], None]
+"""Searches more evidence into the state for what a verdict found missing."""
+
+
+class ReasoningLoop(dspy.Module):
+    """Reason, verify, revise; returns the best-supported draft.
+
+    With ``sign_check`` and ``cell_check`` PoT revises a program that subtracts a figure
+    printed in parentheses or takes its figures from rows or years the question does not
+    ask about (:mod:`~filingqa.checks.sign_check`, :mod:`~filingqa.checks.cell_check`);
+    with ``formula_notes`` the program writer is told the formula convention the question's
+    wording calls for (:mod:`~filingqa.checks.formulas`).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_rounds: int = DEFAULT_ROUNDS,
+        samples: int = 1,
+        sign_check: bool = True,
+        cell_check: bool = True,
+        formula_notes: bool = True,
+    ) -> None:
+        super().__init__()
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.pot = ProgramOfThought(samples=samples, check_signs=sign_check, check_cells=cell_check)
+        self.cot = dspy.Predict(AnswerFromEvidence)
+        self.verifier = Verifier()
+        self.max_rounds = max_rounds
+        self.formula_notes = formula_notes
+
+    def forward(self, state: QuestionState, refine: Refine) -> Draft:
+        """The loop over ``state``'s evidence; ``refine`` runs between rounds when the
+        question has a search handle."""
+        full_loop = state.route.full_loop
+        rounds = self.max_rounds if full_loop else 1
+        best: Draft | None = None
+        draft: Draft | None = None
+        for number in range(1, rounds + 1):
+            previous, draft = draft, self._round(number, state, draft)
+            if previous is not None and draft.repeats(previous):
+                state.trace.steps.append(Step(name=f"verify {number}", note=REPEAT_NOTE))
+                break  # its verification, and every later round, would resend the same requests
+            if full_loop and not draft.faults:
+                self._verify(number, state, draft)
+            if best is None or draft.support() > best.support():
+                best = draft  # ties keep the earlier draft: a rejected revision is no better
+            if draft.faults or not full_loop or best.accepted or number == rounds:
+                break
+            if state.search is not None and draft.verdict is not None:
+                attempt(state.trace, f"refine {number}", partial(refine, state, draft.verdict))
+        assert best is not None
+        return best
+
+    def _round(self, number: int, state: QuestionState, previous: Draft | None) -> Draft:
+        """One reasoning round over the buffer's evidence; a context overflow halves the
+        evidence and retries (at most ``SHRINKS`` times), any other fault ends the round
+        with an empty draft carrying the fault."""
+        path = state.route.path
+        budget = state.evidence.capacity_chars
+        for shrink in range(SHRINKS + 1):
+            passages = within_budget(state.evidence.passages(), state.question, budget)
+            reason = self._cot if path == "cot" else self._pot
+            draft = attempt(
+                state.trace,
+                f"reason {number}",
+                partial(reason, state.question, passages, previous),
+                typed=path == "cot",
+            )
+            if not isinstance(draft, Fault):
+                return draft
+            if draft.kind != "context_overflow" or shrink == SHRINKS:
+                return Draft(path=path, answer="", passages=passages, faults=[draft])
+            budget //= 2
+            retried = f"; retrying with the evidence cut to {budget:,} characters"
+            state.trace.steps[-1].note += retried
+        raise AssertionError("unreachable")
+
+    def _pot(self, question: str, passages: list[Passage], previous: Draft | None) -> Draft:
+        """A program for the question, or a revision of the previous one for what the
+        verifier held against it; run in the sandbox and checked."""
+        evidence = render(passages)
+        formula = formula_note(question, evidence) if self.formula_notes else None
+        feedback = previous.feedback() if previous is not None else ""
+        if feedback and previous is not None and previous.program:
+            out = self.pot.revise(question, evidence, previous.program, feedback, formula)
+        else:
+            out = self.pot(question=question, evidence=evidence, formula=formula)
+        checks = automatic_checks(out.program, out.value, passages)
+        problems = [] if out.execution.ok else [out.execution.feedback()]
+        return Draft(
+            path="pot",
+            answer=out.answer,
+            value=out.value,
+            program=out.program,
+            passages=passages,
+            checks=checks,
+            problems=list(dict.fromkeys([*problems, *checks.problems])),
+        )
+
+    def _cot(self, question: str, passages: list[Passage], previous: Draft | None) -> Draft:
+        """An answer in words, told why the previous one was rejected."""
+        feedback = previous.feedback() if previous is not None else ""
+        asked = (
+            f"{question}\n(An earlier answer was rejected: {feedback})" if feedback else question
+        )
+        out = self.cot(question=asked, evidence=render(passages))
+        checks = automatic_checks("", None, passages, answer=out.answer)
+        return Draft(
+            path="cot",
+            answer=out.answer,
+            passages=passages,
+            checks=checks,
+            problems=checks.problems,
+        )
+
+    def _verify(self, number: int, state: QuestionState, draft: Draft) -> None:
+        """The verifier's verdict on the draft, or the fault that stopped it."""
+        verdict = attempt(
+            state.trace,
+            f"verify {number}",
+            lambda: self.verifier(
+                question=state.question,
+                evidence=render(draft.passages),
+                answer=draft.answer,
+                program=draft.program,
+                value=draft.value,
+                passages=draft.passages,
+                checks=draft.checks,
+            ),
+            note=lambda v: f"{v.verdict}: {'; '.join(v.reasons)}",
+        )
+        if isinstance(verdict, Fault):
+            draft.faults.append(verdict)
+        else:
+            draft.verdict = verdict
