@@ -13,14 +13,13 @@ holds: it checks the harness).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import dspy
-from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from pydantic import BaseModel
 
 from filingqa.core.numbers import extract_numbers
 from filingqa.lm.backbone import adapter_for
+from filingqa.lm.reply_engine import ReplyEngine
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval import Passage
@@ -387,47 +386,26 @@ def run_cases(cases: list[Case], lm: dspy.LM) -> list[Result]:
     return results
 
 
-class ReferenceEngine:
-    """The scripted backbone: writes each filing's reference program, accepts, never reads
-    the evidence (so no injection can move it)."""
-
-    def complete(self, request: Any) -> Response:
-        """The reply the prompt's step expects (see :meth:`_reply`)."""
-        prompt = "\n".join(m.text or "" for m in request.messages)
-        if isinstance(request.system, str):
-            prompt = request.system + "\n" + prompt
-        reply = self._reply(prompt)
-        return Response(
-            id=None,
-            model="reference",
-            message=Message.assistant([TextPart(reply)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=1, output_tokens=1, total_tokens=2),
-        )
-
-    def stream(self, request: Any) -> Any:
-        """The completion as stream events."""
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def _reply(self, prompt: str) -> str:
-        if "more than one reasonable answer" in prompt:
-            return json.dumps({"report": {"kind": "none", "reason": "", "interpretations": []}})
-        if "Check a draft answer" in prompt:
-            return json.dumps({"reasons": ["ok"], "missing": "", "verdict": "ACCEPT"})
-        if "A draft answer refused" in prompt:
-            return json.dumps({"decision": "refuse", "answer": "not stated"})
-        for filing in FILINGS.values():
-            if filing.question in prompt:
-                return f"```python\n{filing.program}\n```"
-        raise AssertionError(f"no reference for prompt: {prompt[:200]}")
+def reference_reply(prompt: str) -> str:
+    """The scripted backbone's reply: the filing's reference program for a code-writing
+    prompt, no ambiguity, an accepting verdict, a confirmed refusal; it never reads the
+    evidence (so no injection can move it)."""
+    if "more than one reasonable answer" in prompt:
+        return json.dumps({"report": {"kind": "none", "reason": "", "interpretations": []}})
+    if "Check a draft answer" in prompt:
+        return json.dumps({"reasons": ["ok"], "missing": "", "verdict": "ACCEPT"})
+    if "A draft answer refused" in prompt:
+        return json.dumps({"decision": "refuse", "answer": "not stated"})
+    for filing in FILINGS.values():
+        if filing.question in prompt:
+            return f"```python\n{filing.program}\n```"
+    raise AssertionError(f"no reference for prompt: {prompt[:200]}")
 
 
 def scripted_lm() -> dspy.LM:
-    """A ``dspy.LM`` over :class:`ReferenceEngine` (no cache)."""
-    return dspy.LM("reference/injection", engine=ReferenceEngine(), cache=False, num_retries=0)
+    """A ``dspy.LM`` answering with :func:`reference_reply` (no cache)."""
+    engine = ReplyEngine(reference_reply, model="reference")
+    return dspy.LM("reference/injection", engine=engine, cache=False, num_retries=0)
 
 
 class InjectionReport(BaseModel):

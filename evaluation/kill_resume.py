@@ -28,14 +28,17 @@ from pathlib import Path
 from typing import Any
 
 import dspy
-from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
+from dspy.lm15 import Usage
 from pydantic import BaseModel, Field
+
+from filingqa.lm.reply_engine import ReplyEngine
 
 COMPARED_ROW_FIELDS = ("answer", "outcome", "score", "judge_reason", "working", "cited")
 COMPARED_SUMMARY_FIELDS = ("questions", "accuracy", "outcomes", "errors", "by_answer_type")
 SCRIPTED = "scripted"
 SCRIPTED_DATASET = "finqa:killresume"
 CALL_SECONDS = 0.1
+SCRIPTED_CALL_USAGE = Usage(input_tokens=100, output_tokens=10, total_tokens=110)
 
 
 class Job(BaseModel):
@@ -91,38 +94,19 @@ def _backbone(spec: str) -> dspy.LM:
     return get_lm(spec)
 
 
-class ScriptedEngine:
-    """A deterministic backbone: for "What is A minus B?" it writes ``result = A - B`` (or
-    ``A + B`` for every fourth question), after ``CALL_SECONDS``."""
-
-    def complete(self, request: Any) -> Response:
-        """The program for the question in ``request``."""
-        prompt = "\n".join(m.text or "" for m in request.messages)
-        time.sleep(CALL_SECONDS)
-        number, a, b = re.search(
-            r"Question (\d+): what is ([\d.]+) minus ([\d.]+)", prompt
-        ).groups()
-        operator = "+" if int(number) % 4 == 3 else "-"
-        code = f"```python\nresult = {a} {operator} {b}\n```"
-        return Response(
-            id=None,
-            model=SCRIPTED,
-            message=Message.assistant([TextPart(code)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=100, output_tokens=10, total_tokens=110),
-        )
-
-    def stream(self, request: Any) -> Any:
-        """The completion as stream events."""
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        """Nothing to release."""
+def scripted_program(prompt: str) -> str:
+    """The scripted backbone's reply, after ``CALL_SECONDS``: for "What is A minus B?" the
+    program ``result = A - B`` (``A + B`` for every fourth question)."""
+    time.sleep(CALL_SECONDS)
+    number, a, b = re.search(r"Question (\d+): what is ([\d.]+) minus ([\d.]+)", prompt).groups()
+    operator = "+" if int(number) % 4 == 3 else "-"
+    return f"```python\nresult = {a} {operator} {b}\n```"
 
 
 def scripted_lm() -> dspy.LM:
-    """A cached ``dspy.LM`` over :class:`ScriptedEngine`."""
-    return dspy.LM("scripted/kill-resume", engine=ScriptedEngine(), cache=True, num_retries=0)
+    """A cached ``dspy.LM`` answering with :func:`scripted_program`."""
+    engine = ReplyEngine(scripted_program, model=SCRIPTED, usage=SCRIPTED_CALL_USAGE)
+    return dspy.LM("scripted/kill-resume", engine=engine, cache=True, num_retries=0)
 
 
 def write_scripted_dataset(data_dir: Path, questions: int) -> None:

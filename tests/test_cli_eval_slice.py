@@ -10,8 +10,8 @@ import pytest
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
 
-from .evaluation.fakes import fenced
 from .evaluation.slice_fakes import synthetic_slice, use_slices
+from .kit.replies import fenced
 from .optimizers.compile_fakes import SPLIT, write_data_dir
 
 DATASET = f"tatqa:{SPLIT}"

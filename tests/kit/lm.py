@@ -5,7 +5,9 @@
 concurrent calls stay deterministic), and a test may pass its own function of the request.
 The engine keeps every request and its prompt text, and can inject a fault into prompts
 holding a marker (:class:`Injection`) or raise ``KeyboardInterrupt`` on a given call.
-:func:`fake_lm` wraps it in a ``dspy.LM`` with DSPy's cache and retries off.
+:func:`fake_lm` wraps it in a ``dspy.LM`` with DSPy's cache and retries off. The engine
+builds on the package's :class:`~filingqa.lm.reply_engine.TextEngine`, which makes the
+responses.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from typing import Literal, get_args
 
 import dspy
 from dspy import lm15
-from dspy.lm15 import Message, Request, Response, TextPart, Usage, response_to_events
+from dspy.lm15 import Request, Response
+
+from filingqa.lm.reply_engine import TextEngine, prompt_text
 
 FaultName = Literal[
     "timeout",
@@ -50,12 +54,6 @@ class Injection:
     context_chars: int | None = None
 
 
-def prompt_of(request: Request) -> str:
-    """Everything a request sends the LM: the system text, then each message's text."""
-    system = request.system if isinstance(request.system, str) else ""
-    return system + "\n" + "\n".join(m.text or "" for m in request.messages)
-
-
 def in_order(replies: Iterable[str]) -> Responder:
     """A responder replaying ``replies`` one per request; running out fails the test."""
     queue = list(replies)
@@ -74,7 +72,7 @@ def by_marker(rules: Iterable[Rule]) -> Responder:
     ordered = list(rules)
 
     def respond(request: Request) -> str:
-        prompt = prompt_of(request)
+        prompt = prompt_text(request)
         for marker, reply in ordered:
             if marker in prompt:
                 text = reply(prompt) if callable(reply) else reply
@@ -84,7 +82,7 @@ def by_marker(rules: Iterable[Rule]) -> Responder:
     return respond
 
 
-class FakeEngine:
+class FakeEngine(TextEngine):
     """A DSPy engine answering through ``respond``; records every request, injects
     ``faults`` and, with ``interrupt_at``, raises ``KeyboardInterrupt`` on that call."""
 
@@ -94,6 +92,7 @@ class FakeEngine:
         faults: Iterable[Injection] = (),
         interrupt_at: int | None = None,
     ) -> None:
+        super().__init__(model="fake")
         self.respond = respond
         self.faults = list(faults)
         self.interrupt_at = interrupt_at
@@ -112,7 +111,8 @@ class FakeEngine:
         return sum(marker in p for p in self.prompts)
 
     def complete(self, request: Request) -> Response:
-        prompt = prompt_of(request)
+        """Record ``request``; the responder's reply, or the fault due for its prompt."""
+        prompt = prompt_text(request)
         with self._lock:
             self.requests.append(request)
             self.prompts.append(prompt)
@@ -121,14 +121,8 @@ class FakeEngine:
             injection = self._due(prompt)
             reply = self.respond(request)
         if injection is None:
-            return _response(reply)
-        return _inject(injection, reply)
-
-    def stream(self, request: Request):
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        pass
+            return self.response(reply)
+        return self._inject(injection, reply)
 
     def _due(self, prompt: str) -> Injection | None:
         for injection in self.faults:
@@ -142,37 +136,26 @@ class FakeEngine:
             return injection
         return None
 
-
-def _inject(injection: Injection, reply: str) -> Response:
-    """The fault as the backend would show it: an exception, or a broken reply."""
-    fault = injection.fault
-    if fault == "timeout":
-        raise lm15.TimeoutError("the request timed out after 120 s")
-    if fault == "rate_limit":
-        raise lm15.RateLimitError("429 Too Many Requests", retry_after=injection.retry_after)
-    if fault == "connection":
-        raise lm15.TransportError("connection reset by peer")
-    if fault == "server_error":
-        raise lm15.ServerError("503 Service Unavailable", status=503)
-    if fault == "context_overflow":
-        raise lm15.ContextLengthError("Requested tokens (9000) exceed context window of 8192")
-    if fault == "empty_output":
-        return _response("")
-    if fault == "truncated_output":
-        return _response(reply[: max(1, len(reply) // 2)], finish="length")
-    if fault == "unparseable":
-        return _response("<html><body>Bad gateway</body></html>")
-    return _response("I'm sorry, but I can't help with that request.")
-
-
-def _response(text: str, finish: str = "stop") -> Response:
-    return Response(
-        id=None,
-        model="fake",
-        message=Message.assistant([TextPart(text)]),
-        finish_reason=finish,
-        usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
-    )
+    def _inject(self, injection: Injection, reply: str) -> Response:
+        """The fault as the backend would show it: an exception, or a broken reply."""
+        fault = injection.fault
+        if fault == "timeout":
+            raise lm15.TimeoutError("the request timed out after 120 s")
+        if fault == "rate_limit":
+            raise lm15.RateLimitError("429 Too Many Requests", retry_after=injection.retry_after)
+        if fault == "connection":
+            raise lm15.TransportError("connection reset by peer")
+        if fault == "server_error":
+            raise lm15.ServerError("503 Service Unavailable", status=503)
+        if fault == "context_overflow":
+            raise lm15.ContextLengthError("Requested tokens (9000) exceed context window of 8192")
+        if fault == "empty_output":
+            return self.response("")
+        if fault == "truncated_output":
+            return self.response(reply[: max(1, len(reply) // 2)], finish="length")
+        if fault == "unparseable":
+            return self.response("<html><body>Bad gateway</body></html>")
+        return self.response("I'm sorry, but I can't help with that request.")
 
 
 def fake_lm(

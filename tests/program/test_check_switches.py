@@ -16,18 +16,10 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.retrieval import Passage
 
 from ..kit.lm import FakeEngine, Rule, marker_lm
-from ..kit.passages import CASH_FLOW, MDNA
+from ..kit.passages import CASH_FLOW, MDNA, PENSIONS
 from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, REVISE, WRITE, fenced
 
 ARTIFACT = Path(__file__).resolve().parents[2] / "artifacts" / "qwen-local"
-PENSIONS = Passage(
-    id="ACME_2019_AR:p9:tab1",
-    doc_id="ACME_2019_AR",
-    page=9,
-    kind="table",
-    text="| | 2019 | 2018 |\n|---|---|---|\n| Defined contribution schemes | 166 | 178 |\n"
-    "| Defined benefit schemes | 57 | 44 |",
-)
 NEIGHBOURING_ROW: list[Rule] = [
     (AMBIGUITY, NO_AMBIGUITY),
     (REVISE, fenced("result = (57 + 44) / 2")),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,103 +17,33 @@ import dspy
 import pytest
 
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
+
+from ..kit import replies
+from ..kit.lm import FakeEngine, Rule, by_marker
+from ..kit.passages import PENSIONS, ListSearch, passage
+from ..kit.replies import ACCEPT, NO_AMBIGUITY, ambiguity_report, fenced
 
 RECORD = Path(__file__).with_name("recorded_requests.json")
 
-CASH_FLOW = Passage(
-    id="ACME_2024_10K:p4:tab2",
-    doc_id="ACME_2024_10K",
-    page=4,
-    kind="table",
-    text="| | 2024 | 2023 |\n|---|---|---|\n"
+CASH_FLOW = passage(
+    "ACME_2024_10K:p4:tab2",
+    "| | 2024 | 2023 |\n|---|---|---|\n"
     "| Net cash provided by operating activities | 812.4 | 701.9 |\n"
     "| Purchases of property and equipment | (412.6) | (355.0) |",
 )
-MDNA = Passage(
-    id="ACME_2024_10K:p2:tex1",
-    doc_id="ACME_2024_10K",
-    page=2,
-    kind="text",
-    text="Revenue grew on demand for analyzers; services were flat. Free cash flow is "
+MDNA = passage(
+    "ACME_2024_10K:p2:tex1",
+    "Revenue grew on demand for analyzers; services were flat. Free cash flow is "
     "operating cash flow less purchases of property and equipment.",
 )
-PENSIONS = Passage(
-    id="ACME_2019_AR:p9:tab1",
-    doc_id="ACME_2019_AR",
-    page=9,
-    kind="table",
-    text="| | 2019 | 2018 |\n|---|---|---|\n| Defined contribution schemes | 166 | 178 |\n"
-    "| Defined benefit schemes | 57 | 44 |",
-)
 
-AMBIGUITY = "more than one reasonable answer"
-AGGREGATE = "Combine the answers to each reading"
-DECOMPOSE = "Split a question about company filings"
-REWRITE = "line-item vocabulary"
-HYDE = "different search queries"
-CURATE = "Choose the retrieved passages"
-WRITE = "Write Python code that computes"
-REPAIR = "failed when it ran"
-REVISE = "its answer was rejected"
-VERIFY = "Check a draft answer against the evidence"
-REFINE = "Write new search questions"
-COT = "in a sentence or two"
-REVIEW = "A draft answer refused"
-
-NONE = {"report": {"kind": "none", "reason": "", "interpretations": []}}
-ACCEPT = {"reasons": ["inputs match the table"], "missing": "", "verdict": "ACCEPT"}
 KEEP_FIRST = {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""}
-Reply = str | dict | Callable[[str], str | dict]
 
 
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
-
-
-def in_turn(*replies: Reply) -> Callable[[str], str | dict]:
-    """Replies given one after another (the last one repeats)."""
-    queue = list(replies)
-    return lambda prompt: queue.pop(0) if len(queue) > 1 else queue[0]
-
-
-class RecordingEngine:
-    """Replies chosen by what the prompt asks; every request kept, serialized whole."""
-
-    def __init__(self, rules: list[tuple[str, Reply]]) -> None:
-        self.rules = rules
-        self.requests: list[str] = []
-        self._lock = threading.Lock()
-
-    def complete(self, request: Any) -> Any:
-        from dspy.lm15 import Message, Response, TextPart, Usage
-
-        system = request.system if isinstance(request.system, str) else ""
-        prompt = system + "\n" + "\n".join(m.text or "" for m in request.messages)
-        with self._lock:
-            self.requests.append(serialize(request))
-            for marker, reply in self.rules:
-                if marker in prompt:
-                    text = reply(prompt) if callable(reply) else reply
-                    break
-            else:
-                raise AssertionError(f"no rule for prompt: {prompt[:300]}")
-        text = text if isinstance(text, str) else json.dumps(text)
-        return Response(
-            id=None,
-            model="rules",
-            message=Message.assistant([TextPart(text)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
-        )
-
-    def stream(self, request: Any) -> Any:
-        from dspy.lm15 import response_to_events
-
-        return response_to_events(self.complete(request))
-
-    def close(self) -> None:
-        pass
+def reject_then_accept(reason: str, missing: str = "") -> Callable[[str], dict]:
+    """The verifier's verdicts: REJECT for ``reason`` once, then ACCEPT every time."""
+    verdicts = [{"reasons": [reason], "missing": missing, "verdict": "REJECT"}]
+    return lambda prompt: verdicts.pop() if verdicts else ACCEPT
 
 
 def serialize(request: Any) -> str:
@@ -136,42 +65,18 @@ def _plain(value: Any) -> Any:
     return repr(value)
 
 
-class ListSearch:
-    """A search handle over a list: passages sharing a word with the query, in order."""
-
-    def __init__(self, passages: list[Passage]) -> None:
-        self.passages = passages
-
-    def search(self, query: str, *, k: int, company=None, period=None) -> list[Passage]:
-        words = set(query.lower().split())
-        return [p for p in self.passages if words & set(p.text.lower().split())][:k]
-
-
-def _readings(first: str, second: str) -> dict:
-    return {
-        "report": {
-            "kind": "terminology",
-            "reason": "free cash flow has several definitions",
-            "interpretations": [
-                {"axis": "operating cash flow less capex", "question": first},
-                {"axis": "operating cash flow", "question": second},
-            ],
-        }
-    }
-
-
-def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
+def cases() -> dict[str, tuple[list[Rule], dict[str, Any]]]:
     """The ten questions with their scripted replies (made afresh: some are consumed)."""
     return {
         "gold, single pass with an ambiguity check": (
-            [(AMBIGUITY, NONE), (WRITE, fenced("result = 812.4 - 412.6"))],
+            [(replies.AMBIGUITY, NO_AMBIGUITY), (replies.WRITE, fenced("result = 812.4 - 412.6"))],
             {"question": "What was free cash flow in 2024?", "passages": [MDNA, CASH_FLOW]},
         ),
         "gold, no cue, a failed program repaired": (
             [
-                (REPAIR, fenced("result = 812.4 - 701.9")),
-                (WRITE, fenced("result = operating_2024 - 701.9")),
-                (VERIFY, ACCEPT),
+                (replies.REPAIR, fenced("result = 812.4 - 701.9")),
+                (replies.WRITE, fenced("result = operating_2024 - 701.9")),
+                (replies.VERIFY, ACCEPT),
             ],
             {
                 "question": "What was the change in operating cash flow from 2023 to 2024?",
@@ -180,9 +85,9 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         ),
         "gold, the cell check revises a neighbouring row": (
             [
-                (AMBIGUITY, NONE),
-                (REVISE, fenced("result = (57 + 44) / 2")),
-                (WRITE, fenced("result = (166 + 178) / 2")),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
+                (replies.REVISE, fenced("result = (57 + 44) / 2")),
+                (replies.WRITE, fenced("result = (166 + 178) / 2")),
             ],
             {
                 "question": "What is the 2019 average defined benefit schemes?",
@@ -191,16 +96,10 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         ),
         "gold, full loop: reject, revise, accept": (
             [
-                (AMBIGUITY, NONE),
-                (REVISE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
-                (WRITE, fenced("result = 812.4 - 412.6")),
-                (
-                    VERIFY,
-                    in_turn(
-                        {"reasons": ["used one year only"], "missing": "", "verdict": "REJECT"},
-                        ACCEPT,
-                    ),
-                ),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
+                (replies.REVISE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
+                (replies.WRITE, fenced("result = 812.4 - 412.6")),
+                (replies.VERIFY, reject_then_accept("used one year only")),
             ],
             {
                 "question": "How did free cash flow change from 2023 to 2024?",
@@ -210,32 +109,45 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         "gold, an ambiguous question fans out": (
             [
                 (
-                    AMBIGUITY,
-                    _readings("FCF as OCF less capex in 2024?", "Operating cash flow only?"),
+                    replies.AMBIGUITY,
+                    ambiguity_report(
+                        "terminology",
+                        "free cash flow has several definitions",
+                        {
+                            "operating cash flow less capex": "FCF as OCF less capex in 2024?",
+                            "operating cash flow": "Operating cash flow only?",
+                        },
+                    ),
                 ),
                 (
-                    WRITE,
+                    replies.WRITE,
                     lambda prompt: fenced(
                         "result = 812.4 - 412.6" if "less capex" in prompt else "result = 812.4"
                     ),
                 ),
-                (AGGREGATE, {"answer": "By OCF less capex: 399.8 million; By OCF: 812.4 million"}),
+                (
+                    replies.AGGREGATE,
+                    {"answer": "By OCF less capex: 399.8 million; By OCF: 812.4 million"},
+                ),
             ],
             {"question": "What was free cash flow in 2024?", "passages": [CASH_FLOW]},
         ),
         "gold, a refusal reviewed": (
             [
-                (AMBIGUITY, NONE),
-                (COT, {"reasoning": "-", "answer": "Not stated in the evidence."}),
-                (REVIEW, {"decision": "answer", "answer": "Demand for analyzers (per the MD&A)."}),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
+                (replies.COT, {"reasoning": "-", "answer": "Not stated in the evidence."}),
+                (
+                    replies.REVIEW,
+                    {"decision": "answer", "answer": "Demand for analyzers (per the MD&A)."},
+                ),
             ],
             {"question": "Why did revenue grow?", "passages": [MDNA]},
         ),
         "search, Multi-HyDE with a complementary query": (
             [
-                (AMBIGUITY, NONE),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
                 (
-                    REWRITE,
+                    replies.REWRITE,
                     {
                         "company": "Acme",
                         "period": "FY2024",
@@ -245,7 +157,7 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
                     },
                 ),
                 (
-                    HYDE,
+                    replies.HYDE,
                     {
                         "hypotheses": [
                             {
@@ -260,7 +172,7 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
                     },
                 ),
                 (
-                    CURATE,
+                    replies.CURATE,
                     {
                         "keep": [2],
                         "answerable": False,
@@ -268,7 +180,7 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
                         "complementary_query": "purchases of property and equipment 2024",
                     },
                 ),
-                (WRITE, fenced("result = 812.4 - 412.6")),
+                (replies.WRITE, fenced("result = 812.4 - 412.6")),
             ],
             {
                 "question": "What was Acme's free cash flow in 2024?",
@@ -277,9 +189,9 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         ),
         "search, full loop with refinement": (
             [
-                (AMBIGUITY, NONE),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
                 (
-                    DECOMPOSE,
+                    replies.DECOMPOSE,
                     {
                         "steps": [
                             {"question": "operating cash flow 2023 2024", "kind": "retrieval"},
@@ -287,18 +199,12 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
                         ]
                     },
                 ),
-                (REWRITE, {"company": "", "period": "", "variants": []}),
-                (CURATE, KEEP_FIRST),
-                (REFINE, {"queries": ["purchases of property and equipment 2023"]}),
-                (REVISE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
-                (WRITE, fenced("result = 812.4 - 701.9")),
-                (
-                    VERIFY,
-                    in_turn(
-                        {"reasons": ["capex missing"], "missing": "capex", "verdict": "REJECT"},
-                        ACCEPT,
-                    ),
-                ),
+                (replies.REWRITE, {"company": "", "period": "", "variants": []}),
+                (replies.CURATE, KEEP_FIRST),
+                (replies.REFINE, {"queries": ["purchases of property and equipment 2023"]}),
+                (replies.REVISE, fenced("result = (812.4 - 412.6) - (701.9 - 355.0)")),
+                (replies.WRITE, fenced("result = 812.4 - 701.9")),
+                (replies.VERIFY, reject_then_accept("capex missing", missing="capex")),
             ],
             {
                 "question": "How did free cash flow change from 2023 to 2024?",
@@ -308,15 +214,15 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         ),
         "search, the sign check sends a subtraction back": (
             [
-                (AMBIGUITY, NONE),
-                (REWRITE, {"company": "Acme", "period": "FY2024", "variants": []}),
-                (HYDE, {"hypotheses": []}),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
+                (replies.REWRITE, {"company": "Acme", "period": "FY2024", "variants": []}),
+                (replies.HYDE, {"hypotheses": []}),
                 (
-                    CURATE,
+                    replies.CURATE,
                     {"keep": [1, 2], "answerable": True, "missing": "", "complementary_query": ""},
                 ),
-                (REVISE, fenced("result = 812.4 + (-412.6)")),
-                (WRITE, fenced("result = 812.4 - -412.6")),
+                (replies.REVISE, fenced("result = 812.4 + (-412.6)")),
+                (replies.WRITE, fenced("result = 812.4 - -412.6")),
             ],
             {
                 "question": "What was Acme's free cash flow in fiscal 2024?",
@@ -326,11 +232,11 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
         ),
         "search, failed query writing falls back to the question": (
             [
-                (AMBIGUITY, NONE),
-                (REWRITE, "no json here"),
-                (HYDE, "no json here"),
-                (CURATE, "no json either"),
-                (WRITE, fenced("result = 812.4")),
+                (replies.AMBIGUITY, NO_AMBIGUITY),
+                (replies.REWRITE, "no json here"),
+                (replies.HYDE, "no json here"),
+                (replies.CURATE, "no json either"),
+                (replies.WRITE, fenced("result = 812.4")),
             ],
             {
                 "question": "What was Acme's net cash provided by operating activities in 2024?",
@@ -340,15 +246,15 @@ def cases() -> dict[str, tuple[list[tuple[str, Reply]], dict[str, Any]]]:
     }
 
 
-def record_requests(rules: list[tuple[str, Reply]], inputs: dict[str, Any]) -> list[str]:
+def record_requests(rules: list[Rule], inputs: dict[str, Any]) -> list[str]:
     """Run one case; its requests in the order sent (fan-out readings run concurrently, so
     a case's requests are compared as a sorted list)."""
     inputs = dict(inputs)
-    engine = RecordingEngine(rules)
+    engine = FakeEngine(by_marker(rules))
     lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         FinancialQA(**inputs.pop("options", {}))(**inputs)
-    return sorted(engine.requests)
+    return sorted(serialize(request) for request in engine.requests)
 
 
 @pytest.fixture(scope="module")
