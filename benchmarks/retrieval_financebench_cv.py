@@ -10,8 +10,10 @@ the product pipeline's over the open corpus (all FinanceBench PDFs indexed toget
 hierarchical. Rows: the fused order, the shipped reranker, and the cross-validated one.
 A question none of whose candidates is on a gold page counts as a miss everywhere.
 
-    cd /tmp && FILINGQA_DATA_DIR=/work/shared/datasets nice -n 19 \\
-        /work/main/.venv/bin/python /work/main/benchmarks/retrieval_financebench_cv.py
+From the repo root, with the shared data beside it:
+
+    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
+        .venv/bin/python benchmarks/retrieval_financebench_cv.py
 """
 
 from __future__ import annotations
@@ -23,19 +25,14 @@ import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from filingqa.evaluation.retrieval import (
-    EvalQuery,
-    ensure_index,
-    financebench_queries,
-    query_score,
-)
+from filingqa.evaluation.retrieval import ensure_index
+from filingqa.evaluation.retrieval_gold import EvalQuery, financebench_queries, query_score
+from filingqa.optimizers.reranker_fit import TrainParams, fit
+from filingqa.optimizers.reranker_groups import Group, search_groups, training_groups
 from filingqa.optimizers.train_reranker import (
-    DEFAULT_PIPELINE_SPECS,
-    Group,
-    TrainParams,
-    fit,
-    pipeline_groups,
-    pipeline_training_groups,
+    DEFAULT_EVAL_SPECS,
+    DEFAULT_TRAIN_SPECS,
+    TRAINING_SEARCH,
 )
 from filingqa.retrieval.ingest import document_from_name
 from filingqa.retrieval.pages import page_key, spread_pages
@@ -87,12 +84,14 @@ def main() -> None:
     args = parser.parse_args()
     params = TrainParams()
     queries = financebench_queries(args.data_dir)
-    base, _ = pipeline_training_groups(DEFAULT_PIPELINE_SPECS, data_dir=args.data_dir)
+    base, _ = training_groups(
+        DEFAULT_TRAIN_SPECS, DEFAULT_EVAL_SPECS, TRAINING_SEARCH, args.data_dir
+    )
     location = Path(ensure_index("financebench", args.data_dir).location)
     settings = SearchSettings()
     search = FilingSearch.open(location, reranker=None, settings=settings)
     try:
-        groups: list[Group] = pipeline_groups(queries, search)
+        groups: list[Group] = search_groups(queries, search)
     finally:
         search.close()
     by_id = {q.id: q for q in queries}
@@ -100,14 +99,14 @@ def main() -> None:
     shipped = load_reranker("default")
     fused, reranked, crossed = {}, {}, {}
     for fold in range(args.folds):
-        test = [g for g in groups if fold_of[g.query.id] == fold]
-        train = base + [g for g in groups if fold_of[g.query.id] != fold]
+        test = [g for g in groups if fold_of[g.query_id] == fold]
+        train = base + [g for g in groups if fold_of[g.query_id] != fold]
         model = Reranker(fit(train, params))
         for group in test:
-            question = group.query.question
-            fused[group.query.id] = spread(group.candidates, settings)
-            reranked[group.query.id] = spread(shipped.rerank(question, group.candidates), settings)
-            crossed[group.query.id] = spread(model.rerank(question, group.candidates), settings)
+            question = group.question
+            fused[group.query_id] = spread(group.candidates, settings)
+            reranked[group.query_id] = spread(shipped.rerank(question, group.candidates), settings)
+            crossed[group.query_id] = spread(model.rerank(question, group.candidates), settings)
     summary = {
         "benchmark": "FinanceBench dev page Hit@k, reranker cross-validated by company folds",
         "questions": len(queries),
@@ -120,7 +119,7 @@ def main() -> None:
             "+reranker (+ FinanceBench other-company folds)": hits(crossed, queries),
         },
         "gold_pages_per_question": round(statistics.fmean(len(q.targets) for q in queries), 2),
-        "queries_missing_from_candidates": sorted(set(by_id) - {g.query.id for g in groups}),
+        "queries_missing_from_candidates": sorted(set(by_id) - {g.query_id for g in groups}),
     }
     for name, row in summary["results"].items():
         print(f"{name:<48}" + "".join(f"{m} {100 * v:5.1f}%  " for m, v in row.items()))

@@ -10,8 +10,10 @@ real MiniLM (uncached, so its cost is in the timing). Each setting runs
 on the machine; CPU time (``cpu_p50``, all threads of this process) is what a query costs.
 Results go to ``results/retrieval_scale.json``, which the retrieval evaluation reports.
 
-    cd /tmp && FILINGQA_DATA_DIR=/work/shared/datasets nice -n 19 \\
-        /work/main/.venv/bin/python /work/main/benchmarks/retrieval_scale.py [--n 100000]
+From the repo root, with the shared data beside it:
+
+    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
+        .venv/bin/python benchmarks/retrieval_scale.py [--n 100000]
 """
 
 from __future__ import annotations

@@ -1,15 +1,19 @@
 """Train the shipped reranker on the product's own search candidates, and its held-out twin.
 
-``reranker``: trained on finqa:train_sample100 + tatqa:dev (indexed and searched as
-``filingqa eval --mode retrieval`` searches; hygiene-checked against FinQA dev and ConvFinQA
-dev, which share report pages), written to the default artifact dir and copied, model and
-reports only, to ``artifacts/reranker/`` in the repo. ``reranker-without-tatqa-dev``:
-trained on finqa:train_sample100 alone (checked against tatqa:dev too), the one
-``filingqa eval --mode retrieval --dataset tatqa:dev`` scores, since the shipped one saw
-TAT-QA dev. No FinanceBench question trains either.
+Both run :func:`~filingqa.optimizers.train_reranker.train_reranker`, the path
+``filingqa compile`` trains its reranker with. ``reranker``: trained on
+finqa:train_sample100 + tatqa:dev (each indexed as ``filingqa index --dataset`` indexes it
+and searched with the shipped model's training search; hygiene-checked against FinQA dev
+and ConvFinQA dev, which share report pages), written to the default artifact dir and
+copied, model and reports only, to ``artifacts/reranker/`` in the repo.
+``reranker-without-tatqa-dev``: trained on finqa:train_sample100 alone (checked against
+tatqa:dev too), the one ``filingqa eval --mode retrieval --dataset tatqa:dev`` scores, since
+the shipped one saw TAT-QA dev. No FinanceBench question trains either.
 
-    cd /tmp && FILINGQA_DATA_DIR=/work/shared/datasets nice -n 19 \\
-        /work/main/.venv/bin/python /work/main/benchmarks/retrieval_train_reranker.py
+From the repo root, with the shared data beside it:
+
+    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
+        .venv/bin/python benchmarks/retrieval_train_reranker.py
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from pathlib import Path
 
 from filingqa.optimizers.train_reranker import (
     DEFAULT_EVAL_SPECS,
-    DEFAULT_PIPELINE_SPECS,
-    TRAINING_FILE,
-    TrainParams,
-    default_artifact_dir,
-    train_reranker_on_pipeline,
+    DEFAULT_TRAIN_SPECS,
+    train_reranker,
 )
-from filingqa.retrieval.rerank import FEATURES_FILE, MODEL_FILE
+from filingqa.retrieval.rerank import (
+    FEATURES_FILE,
+    MODEL_FILE,
+    TRAINING_FILE,
+    default_artifact_dir,
+)
 
 REPO_ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "reranker"
 HELD_OUT_SPECS = ("finqa:train_sample100",)
@@ -40,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     shipped = default_artifact_dir()
     runs = [
-        (DEFAULT_PIPELINE_SPECS, shipped, DEFAULT_EVAL_SPECS),
+        (DEFAULT_TRAIN_SPECS, shipped, DEFAULT_EVAL_SPECS),
         (
             HELD_OUT_SPECS,
             shipped.with_name(f"{shipped.name}-without-tatqa-dev"),
@@ -48,12 +54,11 @@ def main() -> None:
         ),
     ]
     for train, out_dir, evaluated in runs:
-        report = train_reranker_on_pipeline(
+        report = train_reranker(
             train,
             out_dir,
             eval_specs=evaluated,
             data_dir=args.data_dir,
-            params=TrainParams(),
             folds=args.folds,
             progress=True,
         )

@@ -11,7 +11,9 @@ Stages, each checkpointed in the out dir so a rerun (after ctrl-C or a crash) re
    (:mod:`~filingqa.optimizers.selection`);
 4. the router: calibration questions run single-pass and full-loop (``router/*.jsonl``),
    then LightGBM on the question features (``router/model.txt``);
-5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`);
+5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
+   the path that trains the shipped one: it builds the indexes of its training splits under
+   ``FILINGQA_HOME/indexes`` when missing, else reuses them);
 6. ``manifest.json``.
 
 The settings a run started with are kept in ``compile.json``; rerunning the same out dir
@@ -53,12 +55,14 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode, program_mode
+from filingqa.optimizers.data_files import split_hashes
 from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
-from filingqa.optimizers.train_reranker import TRAINING_FILE, split_hashes, train_reranker
+from filingqa.optimizers.train_reranker import expected_cost, read_report, train_reranker
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
+from filingqa.retrieval.rerank import TRAINING_FILE
 from filingqa.router.training import train_router
 
 SETTINGS_FILE = "compile.json"
@@ -139,7 +143,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         dev=len(dev),
         calibration=len(calibration),
         local=is_embedded(request.lm),
-        reranker=not request.skip_retriever,
+        reranker=None if request.skip_retriever else expected_cost(),
         calibration_is_dev=not request.calibration,
     )
     return CompilePlan(
@@ -215,7 +219,7 @@ def run_compile(
         f"{router.routed.accuracy:.1%} vs {router.always_full.accuracy:.1%} "
         f"(threshold {router.threshold:.3g})"
     )
-    reranker = None if request.skip_retriever else _reranker(out, data_dir, say)
+    reranker = None if request.skip_retriever else _reranker(out, data_dir, progress, say)
     router_rows = read_rows(out / ROUTER_DIR / "single.jsonl")
     router_rows += read_rows(out / ROUTER_DIR / "full.jsonl")
     manifest = Manifest(
@@ -441,23 +445,20 @@ def optimize(
     ).compile(student, trainset=trainset, seed=s.seed)
 
 
-def _reranker(out: Path, data_dir: Path | None, say: Callable[[str], None]) -> dict[str, Any]:
+def _reranker(
+    out: Path, data_dir: Path | None, progress: bool, say: Callable[[str], None]
+) -> dict[str, Any]:
     """Train the reranker into ``out/reranker`` unless an earlier run did."""
     directory = out / RERANKER_DIR
-    report_path = directory / TRAINING_FILE
-    if not report_path.exists():
-        say("5/6 training the reranker")
-        started = time.perf_counter()
-        train_reranker(out_dir=directory, data_dir=data_dir)
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        report["seconds"] = round(time.perf_counter() - started, 1)
-        report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    report = json.loads(report_path.read_text(encoding="utf-8"))
+    if not (directory / TRAINING_FILE).exists():
+        say("5/6 training the reranker (indexing its training splits unless built)")
+        train_reranker(out_dir=directory, data_dir=data_dir, progress=progress)
+    report = read_report(directory)
     return {
         "dir": RERANKER_DIR,
-        "train_specs": report.get("train_specs"),
-        "cross_validation": report.get("cross_validation"),
-        "seconds": report.get("seconds", 0.0),
+        "train_specs": report.train_specs,
+        "cross_validation": report.cross_validation.model_dump(),
+        "seconds": report.seconds,
     }
 
 

@@ -37,9 +37,6 @@ CALLS_PER_QUESTION: dict[str, float] = {"pot": 1.15, "program": 2.3, "full": 5.0
 on 40 TAT-QA and FinQA dev questions with the compiled PoT — the small verifier rejects
 often, so many questions take all three rounds of program and verdict)."""
 
-RERANKER_MINUTES = 3.0
-"""Reranker training (no LM): the FinQA reranker benchmark, training included, ran 70 s."""
-
 _SCALE: dict[Budget, int] = {"light": 1, "medium": 2, "heavy": 4}
 
 
@@ -95,11 +92,20 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
     )
 
 
+class StageCost(BaseModel):
+    """A stage that makes no LM call: its minutes and how they were reckoned."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    minutes: float
+    basis: str
+
+
 class BudgetEstimate(BaseModel):
     """Approximate LM calls per stage and the wall time they take."""
 
     calls: dict[str, int]
-    other_minutes: dict[str, float] = {}
+    other: dict[str, StageCost] = {}
     call_equivalents: float
     seconds_per_call: float
     threads: int
@@ -114,12 +120,15 @@ class BudgetEstimate(BaseModel):
     def minutes(self) -> float:
         """Estimated wall time, demos' slowdown and threads included."""
         lm_minutes = self.call_equivalents * self.seconds_per_call / self.threads / 60
-        return lm_minutes + sum(self.other_minutes.values())
+        return lm_minutes + sum(cost.minutes for cost in self.other.values())
 
     def describe(self) -> str:
         """One line per stage, then the total."""
         lines = [f"  {stage:<22}≈ {calls:>5} LM calls" for stage, calls in self.calls.items()]
-        lines += [f"  {stage:<22}≈ {m:>5g} min, no LM" for stage, m in self.other_minutes.items()]
+        lines += [
+            f"  {stage:<22}≈ {cost.minutes:>5.1f} min, no LM ({cost.basis})"
+            for stage, cost in self.other.items()
+        ]
         basis = "measured local speed" if self.measured else "a guessed hosted latency"
         lines.append(
             f"  total ≈ {self.total_calls} LM calls, ≈ {self.minutes:.0f} min "
@@ -164,12 +173,12 @@ def estimate(
     dev: int,
     calibration: int,
     local: bool,
-    reranker: bool = True,
+    reranker: StageCost | None = None,
     calibration_is_dev: bool = False,
 ) -> BudgetEstimate:
-    """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn (and the
-    reranker trained, if ``reranker``). When the calibration questions are the dev draw, their
-    single-pass runs repeat the dev score's calls, which the cache answers."""
+    """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
+    ``reranker`` training (None: skipped). When the calibration questions are the dev draw,
+    their single-pass runs repeat the dev score's calls, which the cache answers."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
@@ -182,7 +191,7 @@ def estimate(
     )
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
-        other_minutes={"reranker training": RERANKER_MINUTES} if reranker else {},
+        other={"reranker training": reranker} if reranker else {},
         call_equivalents=equivalents,
         seconds_per_call=LOCAL_SECONDS_PER_CALL if local else API_SECONDS_PER_CALL,
         threads=1 if local else settings.threads,

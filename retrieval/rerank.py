@@ -350,8 +350,8 @@ def feature_matrix(
     query: str, candidates: Sequence[Candidate], info: QueryInfo | None = None
 ) -> np.ndarray:
     """``(len(candidates), len(FEATURE_NAMES))`` float64 features of one candidate list
-    (``info`` defaults to the query with the companies it names among the candidates')."""
-    info = info or analyse_query(query, query_companies(query, candidate_documents(candidates)))
+    (``info`` defaults to :func:`query_info`)."""
+    info = info or query_info(query, candidates)
     stats = list_stats(candidates)
     rows = [features(query, info, c, stats) for c in candidates]
     return np.asarray(rows, dtype=np.float64).reshape(len(candidates), len(FEATURE_NAMES))
@@ -363,9 +363,14 @@ def candidate_documents(candidates: Sequence[Candidate]) -> list[Document]:
     return list(distinct.values())
 
 
-def fused_order(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """``candidates`` by fused rank (missing ranks last), ties kept in input order."""
-    return sorted(candidates, key=lambda c: math.inf if c.fused_rank is None else c.fused_rank)
+def query_info(
+    query: str, candidates: Sequence[Candidate], companies: Sequence[str] | None = None
+) -> QueryInfo:
+    """``query`` analysed for ranking ``candidates``: about ``companies``, by default those
+    of the candidates' documents it mentions (:func:`query_companies`)."""
+    if companies is None:
+        companies = query_companies(query, candidate_documents(candidates))
+    return analyse_query(query, companies)
 
 
 def promote_parents(ranked: Sequence[Candidate], k: int) -> list[Candidate]:
@@ -477,21 +482,14 @@ class Reranker:
         companies: Sequence[str] | None = None,
         info: QueryInfo | None = None,
     ) -> list[Candidate]:
-        """``candidates`` best first, deduplicated and with parents promoted.
-
-        ``companies`` the query is about default to those of the candidates' documents it
-        mentions (:func:`query_companies`).
-        """
+        """``candidates`` best first (untrained: by fused rank, missing ranks last, ties in
+        input order), deduplicated and with parents promoted; ``info`` defaults to
+        :func:`query_info` of ``companies``."""
         if not candidates:
             return []
-        if self.booster is None:
-            ranked = fused_order(candidates)
-        else:
-            if companies is None:
-                companies = query_companies(query, candidate_documents(candidates))
-            info = info or analyse_query(query, companies)
-            order = np.argsort(-self.scores(query, candidates, info), kind="stable")
-            ranked = [candidates[i] for i in order]
+        info = info or query_info(query, candidates, companies)
+        order = np.argsort(-self.scores(query, candidates, info), kind="stable")
+        ranked = [candidates[i] for i in order]
         if self.dedup_threshold is not None:
             ranked = dedup(ranked, _shingles, threshold=self.dedup_threshold)
         if self.promote_k is not None:

@@ -21,11 +21,11 @@ from filingqa.retrieval.rerank import (
     feature_matrix,
     features,
     from_hits,
-    fused_order,
     item_prior,
     list_stats,
     promote_parents,
     query_companies,
+    query_info,
 )
 from filingqa.retrieval.signals import from_payload, passage_signals, to_payload
 
@@ -132,6 +132,15 @@ def test_query_companies_come_from_the_candidates_documents() -> None:
     assert list(matrix[:, FEATURE_NAMES.index("company_match")]) == [1.0, 0.0]
 
 
+def test_query_info_takes_the_companies_given_else_those_the_query_names() -> None:
+    items = [candidate(passage("a", "x"), 1), candidate(passage("b", "y"), 2, BETA)]
+    named = query_info("What were Acme Corp's net sales in 2019?", items)
+    assert named.companies == ("Acme Corp", "ACM") and named.years == {2019}
+    given = query_info("What were Acme Corp's net sales in 2019?", items, ["Beta Inc"])
+    assert given.companies == ("Beta Inc",)
+    assert query_info("What were net sales?", items).companies == ()
+
+
 def test_candidate_documents_are_distinct_and_skip_unknown() -> None:
     items = [
         candidate(passage("a", "x"), 1),
@@ -160,7 +169,6 @@ def test_untrained_reranker_keeps_fused_order() -> None:
     ]
     ranked = Reranker(dedup_threshold=None, promote_k=None).rerank("q", items)
     assert [c.passage.id for c in ranked] == ["p2", "p0", "p1"]
-    assert fused_order(items) == ranked
     assert Reranker().rerank("q", []) == []
 
 
@@ -170,27 +178,24 @@ def test_reranker_drops_boilerplate_duplicates() -> None:
     assert [c.passage.id for c in Reranker().rerank("q", items)] == ["a"]
 
 
+TABLE_ROWS = [
+    candidate(passage("t.1", "row one", kind="table", parent="t"), 1),
+    candidate(passage("x", "other"), 2),
+    candidate(passage("t.2", "row two", kind="table", parent="t"), 3),
+    candidate(passage("y", "another"), 4),
+]
+"""Two fragments of table ``t`` around two other passages, best first."""
+
+
 def test_promote_parents_groups_fragments_and_brings_the_parent() -> None:
-    rows = [
-        candidate(passage("t.1", "row one", kind="table", parent="t"), 1),
-        candidate(passage("x", "other"), 2),
-        candidate(passage("t.2", "row two", kind="table", parent="t"), 3),
-        candidate(passage("y", "another"), 4),
-        candidate(passage("t", "whole table", kind="table"), 9),
-    ]
+    rows = [*TABLE_ROWS, candidate(passage("t", "whole table", kind="table"), 9)]
     ranked = promote_parents(rows, k=4)
     assert [c.passage.id for c in ranked] == ["t", "t.1", "t.2", "x", "y"]
     assert [c.passage.id for c in promote_parents(rows, k=2)] == [c.passage.id for c in rows]
 
 
 def test_promote_parents_without_parent_passage_only_regroups() -> None:
-    rows = [
-        candidate(passage("t.1", "a", kind="table", parent="t"), 1),
-        candidate(passage("x", "b"), 2),
-        candidate(passage("t.2", "c", kind="table", parent="t"), 3),
-        candidate(passage("z", "d"), 4),
-    ]
-    assert [c.passage.id for c in promote_parents(rows, k=3)] == ["t.1", "t.2", "x", "z"]
+    assert [c.passage.id for c in promote_parents(TABLE_ROWS, k=3)] == ["t.1", "t.2", "x", "y"]
 
 
 def _tiny_booster() -> lightgbm.Booster:
