@@ -10,10 +10,8 @@ the product pipeline's over the open corpus (all FinanceBench PDFs indexed toget
 hierarchical. Rows: the fused order, the shipped reranker, and the cross-validated one.
 A question none of whose candidates is on a gold page counts as a miss everywhere.
 
-From the repo root, with the shared data beside it:
-
-    FILINGQA_DATA_DIR=../shared/datasets nice -n 19 \\
-        .venv/bin/python benchmarks/retrieval_financebench_cv.py
+Run it from the repo root (the FinanceBench index built, the shared data beside the repo):
+``FILINGQA_DATA_DIR=../shared/datasets .venv/bin/python benchmarks/retrieval_financebench_cv.py``.
 """
 
 from __future__ import annotations

@@ -20,12 +20,11 @@ from pydantic import BaseModel, ConfigDict
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.gold_context import gold_passages
+from filingqa.evaluation.slice_recipes import BENCHMARK_SPEC, benchmark_contexts
 from filingqa.evaluation.slices import report_contexts
 from filingqa.optimizers.presets import Target
 from filingqa.retrieval.evidence import render
 
-BENCHMARK_SPEC = "tatqa:dev"
-BENCHMARK_SIZE = 100
 NUMERIC_TYPES = frozenset({"number", "count"})
 
 
@@ -56,13 +55,6 @@ class SplitSpec(BaseModel):
 
     def __str__(self) -> str:
         return self.dataset if self.n is None else f"{self.dataset}:{self.n}"
-
-
-def benchmark_contexts(data_dir: Path | None = None) -> frozenset[str]:
-    """The documents (TAT-QA table ids) of the first 100 arithmetic ``tatqa:dev`` questions."""
-    records = load_dataset(BENCHMARK_SPEC, data_dir=data_dir)
-    arithmetic = [r for r in records if r.meta.get("tatqa_answer_type") == "arithmetic"]
-    return frozenset(d for r in arithmetic[:BENCHMARK_SIZE] for d in r.documents)
 
 
 def held_out_contexts(dataset: str, data_dir: Path | None = None) -> frozenset[str]:

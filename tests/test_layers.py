@@ -145,6 +145,16 @@ def test_every_import_goes_down_the_layer_order(layers) -> None:
     assert not violations, "\n".join(map(str, violations))
 
 
+def test_no_test_runs_a_script_by_its_path() -> None:
+    """Benchmark code a test needs lives in the package: tests import it from there."""
+    loading = {
+        str(path.relative_to(REPO_ROOT)): lines
+        for path in sorted((REPO_ROOT / "tests").rglob("*.py"))
+        if (lines := loads_script_by_path(ast.parse(path.read_text())))
+    }
+    assert loading == {}
+
+
 def test_runtime_packages_sit_below_compile_and_evaluation(layers) -> None:
     depth = {name: i for i, names in enumerate(layers) for name in names}
     runtime = [

@@ -4,11 +4,9 @@ slice files, and (with the shared data) that the committed slices are what they 
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import tomllib
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,6 +18,7 @@ from filingqa.evaluation.slice_making import (
     group_strata,
     make_slices,
 )
+from filingqa.evaluation.slice_recipes import BENCHMARK_SIZE, benchmark_contexts, recipes
 from filingqa.evaluation.slices import (
     available_slices,
     load_slice,
@@ -27,7 +26,6 @@ from filingqa.evaluation.slices import (
     select_slice,
     slice_dir,
 )
-from filingqa.optimizers.compile_data import BENCHMARK_SIZE, benchmark_contexts
 
 from .slice_fakes import synthetic_slice, use_slices
 
@@ -278,20 +276,10 @@ def test_the_first_100_arithmetic_benchmark_is_inside_the_tatqa_tuning_slice(
     assert benchmark_contexts(shared_data_dir) <= set(tuning.contexts)
 
 
-def make_slices_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_slices", REPO_ROOT / "benchmarks" / "make_slices.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.data
-def test_the_script_makes_the_committed_slices_again(shared_data_dir: Path) -> None:
+def test_the_recipes_make_the_committed_slices_again(shared_data_dir: Path) -> None:
     committed = available_slices()
-    for made_recipe in make_slices_script().recipes(shared_data_dir):
+    for made_recipe in recipes(shared_data_dir):
         questions = load_dataset(made_recipe.dataset, data_dir=shared_data_dir)
         for made in make_slices(questions, made_recipe):
             assert made == committed[made.name], made.name

@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.evaluation.slice_recipes import benchmark_contexts
 from filingqa.evaluation.slices import report_contexts
 from filingqa.optimizers.compile_data import (
     SplitSpec,
-    benchmark_contexts,
     draw,
     ids_sha256,
     to_example,
