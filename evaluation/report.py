@@ -18,7 +18,7 @@ from typing import Any
 
 from filingqa.evaluation.failure_classes import CLASS_NAMES, FailureClass, classify
 from filingqa.evaluation.runner import Row, read_rows
-from filingqa.evaluation.summary import Summary, format_official
+from filingqa.evaluation.summary import COST_COLUMNS, Summary, cost_cells, format_official
 from filingqa.evaluation.svg_charts import grouped_bars, scatter
 
 _STYLE = """
@@ -98,6 +98,7 @@ def _question_seconds(results: dict[str, Any]) -> float:
 
 def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:
     columns = ["setting", "n", "accuracy", "official", "LM calls/q", "tokens/q", "s/q"]
+    columns += [label for label, _, _ in COST_COLUMNS]
     columns += ["gold hit", "cached calls", "errors"]
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
     body = "".join(_summary_line(name, Summary.model_validate(s)) for name, s in summaries.items())
@@ -114,6 +115,7 @@ def _summary_line(name: str, s: Summary) -> str:
         f"{s.lm_calls:.2f}",
         f"{s.tokens:.0f}",
         f"{s.seconds:.1f}",
+        *cost_cells(s),
         hit,
         str(s.cached_calls),
         str(s.errors),

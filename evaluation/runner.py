@@ -26,7 +26,7 @@ from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.official import official_scores
 from filingqa.evaluation.open_corpus import PageRef
 from filingqa.evaluation.question_types import question_type
-from filingqa.lm.trace import Step
+from filingqa.lm.trace import CallLog, Step, call_costs
 from filingqa.metrics.judge import StrictJudge, Verdict
 
 
@@ -36,6 +36,10 @@ class Row(BaseModel):
 
     ``cached_calls`` of the ``lm_calls`` were answered from DSPy's response cache: they cost
     no tokens and almost no time, so a row with some is not a cold run's latency.
+    ``prompt_tokens``, ``prompt_tokens_evaluated``, ``generated_tokens``, ``prefill_seconds``
+    and ``generation_seconds`` total the question's calls that reached the model
+    (:func:`~filingqa.lm.trace.call_costs`); None in a row written before they were recorded,
+    and seconds None when the backbone reports none.
 
     ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
     page was among the retrieved pages (None: not retrieved, or no gold page known).
@@ -67,6 +71,11 @@ class Row(BaseModel):
     steps: list[Step] = []
     official: dict[str, float] = {}
     question_type: str = ""
+    prompt_tokens: int | None = None
+    prompt_tokens_evaluated: int | None = None
+    generated_tokens: int | None = None
+    prefill_seconds: float | None = None
+    generation_seconds: float | None = None
 
 
 def run_mode(
@@ -151,10 +160,11 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
     """
     tracker = UsageTracker()
     counter = CallCounter()
+    log = CallLog()
     started = time.perf_counter()
     error = None
     callbacks = [*dspy.settings.get("callbacks", []), counter]
-    with dspy.context(usage_tracker=tracker, callbacks=callbacks):
+    with dspy.context(usage_tracker=tracker, callbacks=callbacks), log.recording():
         try:
             answer = mode(record)
         except Exception as problem:
@@ -185,6 +195,7 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         gold_retrieved=answer.gold_retrieved,
         steps=answer.steps,
         **_labels(record, answer.answer),
+        **call_costs(log.history),
     )
 
 

@@ -20,6 +20,8 @@ class Summary(BaseModel):
     ``by_question_type``: accuracy per dataset question type, over the rows that have one.
     ``official``: each official dataset metric's mean over the rows that have it (e.g.
     ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none).
+    ``prompt_tokens`` .. ``generation_seconds``: means per question of the rows' cost figures
+    (:class:`~filingqa.evaluation.runner.Row`), over the rows that record them (None: none do).
     """
 
     questions: int
@@ -34,6 +36,23 @@ class Summary(BaseModel):
     cached_calls: int = 0
     retrieval_hit_rate: float | None = None
     official: dict[str, float] = {}
+    prompt_tokens: float | None = None
+    prompt_tokens_evaluated: float | None = None
+    generated_tokens: float | None = None
+    prefill_seconds: float | None = None
+    generation_seconds: float | None = None
+
+
+COST_COLUMNS = (
+    ("prompt/q", "prompt_tokens", ".0f"),
+    ("evaluated/q", "prompt_tokens_evaluated", ".0f"),
+    ("gen/q", "generated_tokens", ".0f"),
+    ("prefill s/q", "prefill_seconds", ".1f"),
+    ("gen s/q", "generation_seconds", ".1f"),
+)
+"""The per-question cost figures a row records and a summary averages: column label, field,
+number format."""
+COST_FIGURES = tuple(figure for _, figure, _ in COST_COLUMNS)
 
 
 def summarize(rows: list[Row]) -> Summary:
@@ -69,7 +88,14 @@ def summarize(rows: list[Row]) -> Summary:
         cached_calls=sum(r.cached_calls for r in rows),
         retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
         official=_official_means(rows),
+        **{figure: _mean_recorded(rows, figure) for figure in COST_FIGURES},
     )
+
+
+def _mean_recorded(rows: list[Row], figure: str) -> float | None:
+    """The mean of ``figure`` over the rows that record it; None when none does."""
+    values = [getattr(row, figure) for row in rows if getattr(row, figure) is not None]
+    return statistics.mean(values) if values else None
 
 
 def _official_means(rows: list[Row]) -> dict[str, float]:
@@ -89,26 +115,44 @@ def format_official(official: dict[str, float]) -> str:
     return " ".join(f"{OFFICIAL_NAMES.get(k, k)} {v:.1%}" for k, v in official.items())
 
 
+def cost_cells(summary: Summary) -> list[str]:
+    """The summary's cost figures as table cells, in :data:`COST_COLUMNS` order (``-`` where
+    unknown)."""
+    return [
+        "-" if (value := getattr(summary, figure)) is None else format(value, spec)
+        for _, figure, spec in COST_COLUMNS
+    ]
+
+
+def _cost_columns(cells: list[str]) -> str:
+    """``cells`` right-aligned, each two wider than its column's label."""
+    labels = [label for label, _, _ in COST_COLUMNS]
+    return "".join(f"{cell:>{len(label) + 2}}" for cell, label in zip(cells, labels, strict=True))
+
+
 def format_table(summaries: dict[str, Summary]) -> str:
-    """One line per setting: accuracy, LM calls, tokens and seconds per question, the
-    gold-page retrieval hit rate (``-`` where unknown), the official dataset metrics when
-    the dataset has any, and the outcome counts (how many answers were verified,
-    unverified, refused, or ended in an error); then a warning for each setting some of
-    whose calls came from the response cache."""
+    """One line per setting: accuracy, LM calls, tokens and seconds per question, the cost
+    figures per question (prompt tokens sent and evaluated, generated tokens, prefill and
+    generation seconds), the gold-page retrieval hit rate (``-`` where unknown), the
+    official dataset metrics when the dataset has any, and the outcome counts (how many
+    answers were verified, unverified, refused, or ended in an error); then a warning for
+    each setting some of whose calls came from the response cache."""
     official = {name: format_official(s.official) for name, s in summaries.items()}
     width = max((len(text) for text in official.values()), default=0)
     official_head = f"  {'official':<{width}}" if width else ""
     lines = [
         f"{'setting':<18}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
-        f"{'gold hit':>10}{official_head}  outcomes"
+        + _cost_columns([label for label, _, _ in COST_COLUMNS])
+        + f"{'gold hit':>10}{official_head}  outcomes"
     ]
     for name, s in summaries.items():
         hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
         metrics = f"  {official[name]:<{width}}" if width else ""
         outcomes = ", ".join(f"{kind} {count}" for kind, count in sorted(s.outcomes.items()))
+        costs = _cost_columns(cost_cells(s))
         lines.append(
             f"{name:<18}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
-            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{hit:>10}{metrics}  {outcomes}"
+            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{costs}{hit:>10}{metrics}  {outcomes}"
         )
     lines += [
         f"note: {name}: {s.cached_calls} of its LM calls came from the response cache, so its "

@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,16 +76,19 @@ class LlamaCppEngine:
         started = time.perf_counter()
         with self._lock:
             llama = self._model()
+            reset_perf(llama)
             try:
                 completion = llama.create_chat_completion(messages=messages, **settings)
             except ValueError as problem:
                 if "context window" in str(problem) or "exceed" in str(problem):
                     raise ContextLengthError(str(problem)) from problem
                 raise
+            perf = read_perf(llama)
         return to_response(
             completion,
             json_mode="response_format" in settings,
             seconds=time.perf_counter() - started,
+            perf=perf,
         )
 
     def stream(self, request: Request) -> Iterator[Any]:
@@ -123,6 +127,35 @@ class LlamaCppEngine:
                 verbose=False,
             )
         return self._llama
+
+
+@dataclass(frozen=True)
+class Perf:
+    """llama.cpp's own counters over one completion: the prompt tokens it evaluated (those
+    not served from the KV cache), and the seconds spent on the prompt and on generation."""
+
+    prompt_evaluated: int
+    prefill_seconds: float
+    generation_seconds: float
+
+
+def reset_perf(llama: Any) -> None:
+    """Zero the perf counters of ``llama``'s context."""
+    import llama_cpp
+
+    llama_cpp.llama_perf_context_reset(llama.ctx)
+
+
+def read_perf(llama: Any) -> Perf:
+    """The perf counters of ``llama``'s context since :func:`reset_perf`."""
+    import llama_cpp
+
+    data = llama_cpp.llama_perf_context(llama.ctx)
+    return Perf(
+        prompt_evaluated=data.n_p_eval,
+        prefill_seconds=data.t_p_eval_ms / 1000,
+        generation_seconds=data.t_eval_ms / 1000,
+    )
 
 
 def sampling(request: Request, seed: int) -> dict[str, Any]:
@@ -190,24 +223,37 @@ def chat_messages(request: Request) -> list[dict[str, str]]:
     return messages
 
 
-def to_response(completion: dict[str, Any], *, json_mode: bool, seconds: float) -> Response:
+def to_response(
+    completion: dict[str, Any], *, json_mode: bool, seconds: float, perf: Perf | None = None
+) -> Response:
     """A chat completion (llama.cpp's dict) as DSPy's response; raw control characters in
-    JSON strings, which the schema grammar lets through, are escaped."""
+    JSON strings, which the schema grammar lets through, are escaped. With ``perf``, the
+    prompt tokens not evaluated count as read from the cache, and the prefill and
+    generation seconds join the total ``seconds`` in ``provider_data``."""
     choice = completion["choices"][0]
     text = choice["message"].get("content") or ""
     if json_mode:
         text = escape_raw_control_chars(text)
     usage = completion.get("usage") or {}
+    sent = usage.get("prompt_tokens")
     finish = "length" if choice.get("finish_reason") == "length" else "stop"
+    timings: dict[str, float] = {"seconds": round(seconds, 3)}
+    cached = None
+    if perf is not None:
+        timings["prefill_seconds"] = round(perf.prefill_seconds, 3)
+        timings["generation_seconds"] = round(perf.generation_seconds, 3)
+        if sent is not None:
+            cached = max(0, sent - perf.prompt_evaluated)
     return Response(
         id=completion.get("id"),
         model=Path(completion.get("model", "local")).name,
         message=Message.assistant([TextPart(text)]),
         finish_reason=finish,
         usage=Usage(
-            input_tokens=usage.get("prompt_tokens"),
+            input_tokens=sent,
             output_tokens=usage.get("completion_tokens"),
             total_tokens=usage.get("total_tokens"),
+            cache_read_tokens=cached,
         ),
-        provider_data={"seconds": round(seconds, 3)},
+        provider_data=timings,
     )

@@ -76,6 +76,26 @@ def test_official_metrics_and_question_types_are_summarized_over_the_rows_that_h
     assert "official" in header and "EM 50.0% F1 75.0%" in line
 
 
+def test_cost_figures_are_averaged_per_question_over_the_rows_that_record_them() -> None:
+    def row(n: int, prefill: float | None, tokens: int | None = 300) -> Row:
+        return judged_row(
+            id=str(n),
+            prompt_tokens=tokens,
+            prompt_tokens_evaluated=None if tokens is None else tokens - 100,
+            generated_tokens=None if tokens is None else 20,
+            prefill_seconds=prefill,
+        )
+
+    summary = summarize([row(1, 2.0), row(2, None, tokens=150), row(3, 4.0), row(4, None, None)])
+    assert (summary.prompt_tokens, summary.prompt_tokens_evaluated) == (250, 150)
+    assert summary.generated_tokens == 20
+    assert (summary.prefill_seconds, summary.generation_seconds) == (3.0, None)
+    header, line = format_table({"program": summary}).splitlines()
+    for label in ("prompt/q", "evaluated/q", "gen/q", "prefill s/q", "gen s/q"):
+        assert label in header
+    assert line.split()[6:11] == ["250", "150", "20", "3.0", "-"]
+
+
 @pytest.mark.data
 def test_a_setting_answered_partly_from_the_cache_is_flagged_below_the_table() -> None:
     def row(n: int, cached: int) -> Row:

@@ -47,6 +47,7 @@ def test_published_rows_keep_the_run_and_leave_out_the_dataset_text(
     assert [line["id"] for line in lines] == ["fb_1", "fb_2"]
     assert lines[0]["answer"] == "399.8 million" and lines[0]["score"] == 1.0
     assert not {"question", "gold", "judge_reason"} & lines[0].keys()
+    assert (lines[0]["prompt_tokens"], lines[0]["generated_tokens"]) == (10, 5)
     results = json.loads((publish / "results.json").read_text())
     assert results["summaries"]["naive-rag"]["questions"] == 2
     assert "out_dir" not in results["settings"]  # no machine paths

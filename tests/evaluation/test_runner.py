@@ -1,7 +1,9 @@
 import json
 from pathlib import Path
 
+import dspy
 import pytest
+from dspy.lm15 import Usage
 from dspy.utils import DummyLM
 
 from filingqa.datasets.records import Context, Paragraph, QARecord, Table
@@ -114,6 +116,38 @@ def test_lm_calls_and_tokens_are_counted_per_question(tmp_path: Path, scripted_l
     assert [(r.lm_calls, r.tokens) for r in rows] == [(1, 15), (1, 15)]
     assert [r.score for r in rows] == [1.0, 1.0]
     assert rows[0].working == "result = 1"
+
+
+def test_rows_total_the_prompt_tokens_evaluated_and_the_reported_seconds(tmp_path: Path) -> None:
+    from filingqa.evaluation.modes import build_mode
+
+    usage = Usage(input_tokens=100, output_tokens=5, total_tokens=105, cache_read_tokens=60)
+    timings = {"seconds": 1.0, "prefill_seconds": 0.4, "generation_seconds": 0.6}
+    engine = FakeEngine(in_order([fenced("result = 1")]), usage=usage, provider_data=timings)
+    lm = dspy.LM("fake/metered", engine=engine, cache=False, num_retries=0)
+    with dspy.context(lm=lm):
+        (row,) = run_mode(
+            RECORDS[:1],
+            build_mode("pot"),
+            judge=StrictJudge(),
+            rows_path=tmp_path / "p.jsonl",
+            progress=False,
+        )
+    assert (row.prompt_tokens, row.prompt_tokens_evaluated, row.generated_tokens) == (100, 40, 5)
+    assert (row.prefill_seconds, row.generation_seconds) == (0.4, 0.6)
+    assert read_rows(tmp_path / "p.jsonl") == [row]
+
+
+def test_rows_written_before_the_cost_figures_still_load_without_them(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    run_mode(RECORDS[:1], echo_mode([]), judge=StrictJudge(), rows_path=path, progress=False)
+    figures = ("prompt_tokens", "prompt_tokens_evaluated", "generated_tokens")
+    figures += ("prefill_seconds", "generation_seconds")
+    old = {k: v for k, v in json.loads(path.read_text()).items() if k not in figures}
+    path.write_text(json.dumps(old) + "\n")
+    row = read_rows(path)[0]
+    assert row.id == "q1"
+    assert [getattr(row, figure) for figure in figures] == [None] * 5
 
 
 def test_calls_answered_from_the_cache_still_count_as_calls(tmp_path: Path) -> None:

@@ -12,17 +12,18 @@ responses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import dspy
 from dspy import lm15
-from dspy.lm15 import Request, Response
+from dspy.lm15 import FinishReason, Request, Response, Usage
 
-from filingqa.lm.reply_engine import TextEngine, prompt_text
+from filingqa.lm.reply_engine import SCRIPTED_USAGE, TextEngine, prompt_text
 
 FaultName = Literal[
     "timeout",
@@ -84,15 +85,21 @@ def by_marker(rules: Iterable[Rule]) -> Responder:
 
 class FakeEngine(TextEngine):
     """A DSPy engine answering through ``respond``; records every request, injects
-    ``faults`` and, with ``interrupt_at``, raises ``KeyboardInterrupt`` on that call."""
+    ``faults`` and, with ``interrupt_at``, raises ``KeyboardInterrupt`` on that call. Each
+    completion reports ``usage`` and, when given, ``provider_data`` (an engine's own
+    measurements, e.g. prefill and generation seconds)."""
 
     def __init__(
         self,
         respond: Responder,
         faults: Iterable[Injection] = (),
         interrupt_at: int | None = None,
+        *,
+        usage: Usage = SCRIPTED_USAGE,
+        provider_data: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(model="fake")
+        super().__init__(model="fake", usage=usage)
+        self.provider_data = provider_data
         self.respond = respond
         self.faults = list(faults)
         self.interrupt_at = interrupt_at
@@ -123,6 +130,11 @@ class FakeEngine(TextEngine):
         if injection is None:
             return self.response(reply)
         return self._inject(injection, reply)
+
+    def response(self, text: str, finish: FinishReason = "stop") -> Response:
+        """``text`` as the engine's completion, with its ``provider_data``."""
+        response = super().response(text, finish)
+        return dataclasses.replace(response, provider_data=self.provider_data)
 
     def _due(self, prompt: str) -> Injection | None:
         for injection in self.faults:

@@ -3,6 +3,7 @@ from typing import Literal
 
 import dspy
 import httpx
+import llama_cpp
 import pytest
 from dspy.lm15 import ContextLengthError, Message, Request
 
@@ -10,20 +11,33 @@ from filingqa.lm.backbone import adapter_for, get_lm, is_embedded, served_url
 from filingqa.lm.llama_engine import (
     MAX_ARRAY_ITEMS,
     LlamaCppEngine,
+    Perf,
     _json_schema,
     bounded,
     chat_messages,
+    to_response,
 )
 from filingqa.signatures.rewrite import RewriteQuery
 
+STUB_PERF = Perf(prompt_evaluated=50, prefill_seconds=0.5, generation_seconds=0.25)
+
 
 class StubLlama:
-    """Stands in for llama_cpp.Llama: records calls, returns a canned completion."""
+    """Stands in for llama_cpp.Llama: records calls, returns a canned completion; its
+    context's perf counters (:func:`stub_perf_counters`) report ``perf``."""
 
-    def __init__(self, content: str = "", error: Exception | None = None) -> None:
+    def __init__(
+        self,
+        content: str = "",
+        error: Exception | None = None,
+        perf: Perf = STUB_PERF,
+    ) -> None:
         self.content = content
         self.error = error
         self.calls: list[dict] = []
+        self.ctx = self
+        self.perf = perf
+        self.perf_resets = 0
 
     def create_chat_completion(self, **kwargs):
         self.calls.append(kwargs)
@@ -35,6 +49,27 @@ class StubLlama:
             "choices": [{"message": {"content": self.content}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57},
         }
+
+
+class StubPerfData:
+    """llama.cpp's ``llama_perf_context_data`` as read from a stub's counters."""
+
+    def __init__(self, perf: Perf) -> None:
+        self.n_p_eval = perf.prompt_evaluated
+        self.t_p_eval_ms = perf.prefill_seconds * 1000
+        self.n_eval = 7
+        self.t_eval_ms = perf.generation_seconds * 1000
+
+
+@pytest.fixture(autouse=True)
+def stub_perf_counters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp's perf functions, read from the stub standing in for the context."""
+
+    def reset(ctx: StubLlama) -> None:
+        ctx.perf_resets += 1
+
+    monkeypatch.setattr(llama_cpp, "llama_perf_context_reset", reset)
+    monkeypatch.setattr(llama_cpp, "llama_perf_context", lambda ctx: StubPerfData(ctx.perf))
 
 
 def engine_with(stub: StubLlama) -> LlamaCppEngine:
@@ -64,6 +99,47 @@ def test_json_adapter_requests_reach_llama_as_schema_constrained_json_object() -
     assert stub.calls[0]["temperature"] == 0.0
     assert stub.calls[0]["repeat_penalty"] == 1.0
     assert lm.history[-1]["usage"]["total_tokens"] == 57
+
+
+COMPLETION = {
+    "id": "c1",
+    "model": "/models/stub.gguf",
+    "choices": [{"message": {"content": "42"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 300, "completion_tokens": 12, "total_tokens": 312},
+}
+
+
+def test_perf_counters_give_cached_tokens_and_prefill_and_generation_seconds() -> None:
+    perf = Perf(prompt_evaluated=120, prefill_seconds=1.23449, generation_seconds=0.6)
+    response = to_response(COMPLETION, json_mode=False, seconds=2.0, perf=perf)
+    usage = response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (300, 12, 312)
+    assert usage.cache_read_tokens == 180
+    assert response.provider_data == {
+        "seconds": 2.0,
+        "prefill_seconds": 1.234,
+        "generation_seconds": 0.6,
+    }
+
+
+def test_without_perf_counters_only_the_total_seconds_are_reported() -> None:
+    response = to_response(COMPLETION, json_mode=False, seconds=1.5)
+    assert response.usage.cache_read_tokens is None
+    assert response.provider_data == {"seconds": 1.5}
+
+
+def test_each_completion_is_measured_by_the_context_perf_counters_into_dspy_usage() -> None:
+    stub = StubLlama(
+        "Paris", perf=Perf(prompt_evaluated=20, prefill_seconds=0.5, generation_seconds=0.25)
+    )
+    lm = dspy.LM("local/stub.gguf", engine=engine_with(stub), cache=False, num_retries=0)
+    lm("What is the capital of France?")
+    entry = lm.history[-1]
+    assert stub.perf_resets == 1
+    assert entry["usage"]["prompt_tokens"] == 50
+    assert entry["usage"]["prompt_tokens_details"] == {"cached_tokens": 30}
+    assert entry["response"].provider_data["prefill_seconds"] == 0.5
+    assert entry["response"].provider_data["generation_seconds"] == 0.25
 
 
 def test_every_list_in_a_schema_gets_an_item_bound_the_grammar_enforces() -> None:
