@@ -85,7 +85,10 @@ def test_eval_naive_rag_over_the_index_prints_the_table_and_writes_json(
     assert main([*argv, "--index", str(index)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[1].split()[-3:] == ["gold", "hit", "outcomes"]
-    setting, n, accuracy, calls, tokens, _seconds, hit, *outcomes = printed[2].split()
+    row = printed[2].split()
+    setting, n, accuracy, calls, tokens, _seconds, *costs, hit = row[:12]
+    outcomes = row[12:]
+    assert costs == ["10", "10", "5", "-", "-"]  # prompt, evaluated, generated, prefill, gen s
     assert (setting, n, accuracy, calls, tokens, hit) == (
         "naive-rag",
         "1",
