@@ -17,7 +17,6 @@ from typing import Any
 
 import dspy
 from dspy.utils.callback import BaseCallback
-from dspy.utils.usage_tracker import UsageTracker
 from pydantic import BaseModel
 from tqdm import tqdm
 
@@ -158,20 +157,19 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
     costs when nothing is cached); ``tokens`` are those the model processed in this run, and
     the calls that reached the model are those that reported usage.
     """
-    tracker = UsageTracker()
     counter = CallCounter()
     log = CallLog()
     started = time.perf_counter()
     error = None
     callbacks = [*dspy.settings.get("callbacks", []), counter]
-    with dspy.context(usage_tracker=tracker, callbacks=callbacks), log.recording():
+    with dspy.context(callbacks=callbacks), log.recording():
         try:
             answer = mode(record)
         except Exception as problem:
             error = f"{type(problem).__name__}: {problem}"
             answer = ModeAnswer(answer="", outcome="error", note=error)
     seconds = time.perf_counter() - started
-    calls = [entry for entries in tracker.usage_data.values() for entry in entries]
+    reached = sum(bool(entry.get("usage")) for entry in log.history)
     verdict = _verdict(judge, record, answer.answer)
     return Row(
         id=record.id,
@@ -184,9 +182,8 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         judge_stage=verdict.stage,
         answer_type=record.answer_type,
         lm_calls=counter.calls,
-        tokens=sum(int(entry.get("total_tokens") or 0) for entry in calls),
         seconds=round(seconds, 3),
-        cached_calls=max(0, counter.calls - len(calls)),
+        cached_calls=max(0, counter.calls - reached),
         working=answer.working,
         note=answer.note,
         error=error,

@@ -51,7 +51,6 @@ class Trace(BaseModel):
         finally:
             calls = lm.history[before:] if lm is not None else []
             record.lm_calls = len(calls)
-            record.tokens = sum((c.get("usage") or {}).get("total_tokens") or 0 for c in calls)
             record.seconds = round(time.perf_counter() - started, 3)
             for field, value in call_costs(calls).items():
                 setattr(record, field, value)
@@ -112,13 +111,14 @@ class CallLog:
 
 
 def call_costs(calls: list[dict[str, Any]]) -> dict[str, int | float | None]:
-    """The prompt tokens sent and evaluated, generated tokens, and prefill and generation
-    seconds of DSPy history entries. Only calls that reached the model count (a cache hit
-    reports no usage); a prompt token not reported as cached counts as evaluated."""
+    """The tokens, prompt tokens sent and evaluated, generated tokens, and prefill and
+    generation seconds of DSPy history entries. Only calls that reached the model count (a
+    cache hit reports no usage); a prompt token not reported as cached counts as evaluated."""
     reached = [call for call in calls if call.get("usage")]
     usages = [call["usage"] for call in reached]
     sent = sum(usage.get("prompt_tokens") or 0 for usage in usages)
     return {
+        "tokens": sum(usage.get("total_tokens") or 0 for usage in usages),
         "prompt_tokens": sent,
         "prompt_tokens_evaluated": sent - sum(_cached_tokens(usage) for usage in usages),
         "generated_tokens": sum(usage.get("completion_tokens") or 0 for usage in usages),

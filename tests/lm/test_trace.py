@@ -56,6 +56,7 @@ def test_a_sum_of_seconds_is_none_only_when_no_step_reported_them() -> None:
 def test_cache_hits_report_no_usage_and_cost_nothing() -> None:
     hit = {"usage": {}, "response": None}
     assert call_costs([hit]) == {
+        "tokens": 0,
         "prompt_tokens": 0,
         "prompt_tokens_evaluated": 0,
         "generated_tokens": 0,
