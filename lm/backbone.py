@@ -33,6 +33,7 @@ from dspy.utils.exceptions import LMError, is_retryable_lm_error
 from pydantic import BaseModel, Field
 
 from filingqa.core.cache import configure_dspy_cache
+from filingqa.lm.evidence_first import EvidenceFirstChatAdapter, EvidenceFirstJSONAdapter
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS, LlamaCppEngine
 from filingqa.lm.llama_server import LlamaServerEngine
 
@@ -185,8 +186,10 @@ def get_lm(
     )
 
 
-def adapter_for(lm: dspy.LM) -> dspy.Adapter:
-    """The adapter that parses reliably for ``lm``.
+def adapter_for(lm: dspy.LM, *, evidence_first: bool = True) -> dspy.Adapter:
+    """The adapter that parses reliably for ``lm``, laying requests out evidence first
+    (:mod:`~filingqa.lm.evidence_first`) unless ``evidence_first`` is False (DSPy's own
+    layout: a system message per signature, then the inputs in field order).
 
     In-process and llama.cpp-served models get DSPy's JSONAdapter, whose schema is
     enforced by llama.cpp's grammar: a small model's free-form ChatAdapter output often fails
@@ -194,8 +197,8 @@ def adapter_for(lm: dspy.LM) -> dspy.Adapter:
     keep DSPy's default ChatAdapter, which falls back to JSON by itself.
     """
     if isinstance(getattr(lm, "engine", None), LlamaCppEngine | LlamaServerEngine):
-        return dspy.JSONAdapter()
-    return dspy.ChatAdapter()
+        return EvidenceFirstJSONAdapter() if evidence_first else dspy.JSONAdapter()
+    return EvidenceFirstChatAdapter() if evidence_first else dspy.ChatAdapter()
 
 
 def configure(spec: str | dspy.LM = LOCAL, **lm_kwargs: Any) -> dspy.LM:

@@ -1,18 +1,18 @@
 """An adapter for code-bearing signatures: the LM answers with one fenced Python block.
 
 Small models write code far more reliably as plain fenced text than as an escaped JSON
-string or inside ``[[ ## field ## ]]`` sections; the inputs keep ChatAdapter's layout.
+string or inside ``[[ ## field ## ]]`` sections.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any
 
 import dspy
-from dspy.adapters.utils import format_field_value
 from dspy.utils.exceptions import AdapterParseError
+
+from filingqa.lm.evidence_first import instructions, request_sections
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
@@ -29,10 +29,11 @@ def extract_code(completion: str) -> str:
 class FencedCodeAdapter(dspy.ChatAdapter):
     """One user message laid out like a bare prompt; the single output is a fenced block.
 
-    The first input field (the evidence) comes first as it is, the others follow as
-    ``Label: value`` in the signature's field order, then the signature's instructions;
-    there is no system message. For :class:`~filingqa.signatures.pot.WriteProgram` this is
-    exactly the bare prompt ("write Python that stores ``result``"): with DSPy's usual
+    The request is laid out evidence first (:mod:`~filingqa.lm.evidence_first`): the
+    evidence as it is, ``Question: ...``, the other inputs as ``Label: value``, then the
+    signature's instructions; there is no system message. For
+    :class:`~filingqa.signatures.pot.WriteProgram` this is exactly the bare prompt ("write
+    Python that stores ``result``"): with DSPy's usual
     system-message layout a small model often writes one-line programs that take the wrong
     cells, and labelling the first field ``Evidence:`` does worse than leaving it bare (the
     layouts' scores: README, "Benchmarks"). Field names are not shown as identifiers: small
@@ -65,17 +66,8 @@ class FencedCodeAdapter(dspy.ChatAdapter):
         return messages
 
     def _request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
-        sections = []
-        for position, (name, field) in enumerate(signature.input_fields.items()):
-            if inputs.get(name) is None:  # absent, or an optional input left out
-                continue
-            value = str(format_field_value(field, inputs[name]))
-            label = name.replace("_", " ").capitalize()
-            if position == 0:  # the material the task is about, as a bare prompt shows it
-                sections.append(value)
-            else:
-                sections.append(f"{label}:\n{value}" if "\n" in value else f"{label}: {value}")
-        sections.append(" ".join(textwrap.dedent(signature.instructions).split()))
+        sections = request_sections(signature, inputs)
+        sections.append(instructions(signature))
         return "\n\n".join(sections)
 
     def format_assistant_message_content(

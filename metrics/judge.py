@@ -78,8 +78,10 @@ class StrictJudge:
             return plainly_wrong
         if self.lm is None:
             return exact_verdict(gold_text, predicted, category)
-        # The judge's own adapter, and kept out of program traces.
-        with dspy.context(lm=self.lm, adapter=adapter_for(self.lm), trace=None):
+        # The judge's own adapter (DSPy's layout, whatever the program's), and kept out of
+        # program traces.
+        adapter = adapter_for(self.lm, evidence_first=False)
+        with dspy.context(lm=self.lm, adapter=adapter, trace=None):
             graded = self._grade(
                 question=as_text(question),
                 gold_answer=_gold_for_llm(gold_text, scale, unit),

@@ -1,0 +1,107 @@
+"""Evidence-first requests: every step about one question opens with the same block.
+
+A request is one user message, with no system message (a chat template then inserts the
+same default system prompt, if any, before every one):
+
+    <evidence, as rendered>            ← the leading block: identical for every step
+    Question: <question>                 that reads this question over this evidence
+    <other inputs, "Label: value">     ← the step's own inputs
+    <the step's instructions>
+    <its output fields and format>
+
+A server or engine that reuses the KV cache of a shared prefix (llama.cpp, vLLM) then
+reads the evidence once per question instead of once per step. Steps without evidence
+(query writing, ambiguity) open with ``Question:``; curation opens with its candidate
+passages. Field names are not shown as identifiers: small models otherwise treat an
+input such as ``evidence`` as a variable their code can read.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import dspy
+from dspy.adapters.utils import format_field_value, translate_field_type
+
+MATERIAL_FIELDS = ("evidence", "passages")
+"""Inputs shown bare at the very start of a request, the first a signature has."""
+QUESTION_FIELD = "question"
+
+
+def request_sections(signature: type[dspy.Signature], inputs: dict[str, Any]) -> list[str]:
+    """The input sections of a request: the material bare, then ``Question: ...``, then
+    the other inputs as ``Label: value`` in the signature's order; inputs that are absent
+    (or optional and left out) are skipped."""
+    fields = signature.input_fields
+    material = next((name for name in MATERIAL_FIELDS if name in fields), None)
+    order = [name for name in (material, QUESTION_FIELD) if name in fields]
+    order += [name for name in fields if name not in order]
+    sections = []
+    for name in order:
+        if inputs.get(name) is None:
+            continue
+        value = str(format_field_value(fields[name], inputs[name]))
+        if name == material:
+            sections.append(value)
+        else:
+            label = name.replace("_", " ").capitalize()
+            sections.append(f"{label}:\n{value}" if "\n" in value else f"{label}: {value}")
+    return sections
+
+
+def instructions(signature: type[dspy.Signature]) -> str:
+    """The signature's instructions on one line."""
+    return " ".join(textwrap.dedent(signature.instructions).split())
+
+
+def output_description(signature: type[dspy.Signature]) -> str:
+    """The output fields in order, each with its description and its format when not text."""
+    lines = ["Your output fields, in this order:"]
+    for name, field in signature.output_fields.items():
+        description = (field.json_schema_extra or {}).get("desc", "")
+        shown = "" if description.startswith("${") else description
+        note = translate_field_type(name, field).partition("# note: ")[2]
+        details = "; ".join(part for part in (shown, note) if part)
+        lines.append(f"- `{name}`" + (f": {details}" if details else ""))
+    return "\n".join(lines)
+
+
+class EvidenceFirstLayout:
+    """Lays a DSPy adapter's requests out evidence first (see the module docstring); the
+    adapter keeps its own output format, parsing and fallbacks. Demos are earlier
+    user/assistant turns of the same shape."""
+
+    def format(
+        self,
+        signature: type[dspy.Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = []
+        for demo in demos:
+            if not all(name in demo for name in signature.output_fields):
+                continue
+            messages.append({"role": "user", "content": self.request(signature, demo)})
+            content = self.format_assistant_message_content(signature, demo)  # type: ignore[attr-defined]
+            messages.append({"role": "assistant", "content": content})
+        messages.append({"role": "user", "content": self.request(signature, inputs)})
+        return messages
+
+    def request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
+        """One request's text: inputs, instructions, outputs, the adapter's format line."""
+        sections = request_sections(signature, inputs)
+        sections.append(instructions(signature))
+        sections.append(output_description(signature))
+        sections.append(self.user_message_output_requirements(signature))  # type: ignore[attr-defined]
+        return "\n\n".join(sections)
+
+
+class EvidenceFirstJSONAdapter(EvidenceFirstLayout, dspy.JSONAdapter):
+    """DSPy's JSONAdapter (replies as one JSON object, under the schema grammar where the
+    engine has one) with evidence-first requests."""
+
+
+class EvidenceFirstChatAdapter(EvidenceFirstLayout, dspy.ChatAdapter):
+    """DSPy's ChatAdapter (``[[ ## field ## ]]`` replies, JSON as its fallback) with
+    evidence-first requests."""
