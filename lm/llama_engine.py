@@ -7,10 +7,12 @@ only turns one canonical request into one llama.cpp chat completion.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,15 @@ from dspy.lm15 import (
 )
 
 from filingqa.lm.json_output import escape_raw_control_chars
+from filingqa.lm.parallel_samples import (
+    MAX_SEQUENCES,
+    Decoded,
+    DecodedTogether,
+    SamplerSettings,
+    decode_together,
+    seeds_together,
+)
+from filingqa.lm.prefix_states import DEFAULT_STATES, PrefixStates, restore_context, save_context
 
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_TOKENS = 1024
@@ -45,6 +56,13 @@ class LlamaCppEngine:
     JSON requests from DSPy's JSONAdapter (``response_format`` with a JSON schema) are
     decoded under llama.cpp's schema grammar, given as ``{"type": "json_object",
     "schema": ...}`` — the only form llama-cpp-python honours.
+
+    Two ways to spend less time on a question's requests, both on by default:
+    ``prefix_states`` keeps that many recent contexts' KV states and resumes a prompt from
+    the one sharing its longest prefix (:mod:`~filingqa.lm.prefix_states`; 0: only the
+    live context, llama-cpp-python's own reuse); ``parallel_samples`` decodes the sampled
+    requests a program lists with
+    :func:`~filingqa.lm.parallel_samples.sampled_together` as one batch.
     """
 
     supports_response_schema = True
@@ -61,34 +79,116 @@ class LlamaCppEngine:
         n_ctx: int = DEFAULT_CONTEXT_TOKENS,
         n_threads: int | None = None,
         seed: int = 0,
+        prefix_states: int = DEFAULT_STATES,
+        parallel_samples: bool = True,
     ) -> None:
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 1
         self.seed = seed
+        self.prefix_states = prefix_states
+        self.parallel_samples = parallel_samples
+        self._states = PrefixStates(prefix_states) if prefix_states else None
+        self._decoded: dict[tuple[str, int], Response] = {}
         self._llama: Any = None
+        self._template: Any = None
         self._lock = threading.Lock()
 
     def complete(self, request: Request) -> Response:
         """Generate one completion for ``request``."""
         messages = chat_messages(request)
         settings = sampling(request, self.seed)
-        started = time.perf_counter()
         with self._lock:
             llama = self._model()
-            reset_perf(llama)
-            try:
-                completion = llama.create_chat_completion(messages=messages, **settings)
-            except ValueError as problem:
-                if "context window" in str(problem) or "exceed" in str(problem):
-                    raise ContextLengthError(str(problem)) from problem
-                raise
-            perf = read_perf(llama)
+            seeds = self._decode_together(settings)
+            if seeds:
+                return self._sample_together(llama, messages, settings, seeds)
+            with self._measured(llama, messages) as measure:
+                try:
+                    completion = llama.create_chat_completion(messages=messages, **settings)
+                except ValueError as problem:
+                    if "context window" in str(problem) or "exceed" in str(problem):
+                        raise ContextLengthError(str(problem)) from problem
+                    raise
         return to_response(
             completion,
             json_mode="response_format" in settings,
-            seconds=time.perf_counter() - started,
-            perf=perf,
+            seconds=measure.seconds,
+            perf=measure.perf,
+        )
+
+    def _decode_together(self, settings: dict[str, Any]) -> tuple[int, ...]:
+        """The seeds to decode with this request in one batch, or ``()``."""
+        seeds = seeds_together()
+        sampled = settings["temperature"] > 0 and "response_format" not in settings
+        if not (self.parallel_samples and sampled and settings["seed"] in seeds):
+            return ()
+        return seeds[:MAX_SEQUENCES]
+
+    def _sample_together(
+        self,
+        llama: Any,
+        messages: list[dict[str, str]],
+        settings: dict[str, Any],
+        seeds: tuple[int, ...],
+    ) -> Response:
+        """This request's completion, decoded with the same request at the other ``seeds``
+        on first sight (their completions wait for their own requests)."""
+        key = json.dumps([messages, {k: v for k, v in settings.items() if k != "seed"}])
+        saved = self._decoded.pop((key, settings["seed"]), None)
+        if saved is not None:
+            return saved
+        prompt = self._prompt_tokens(llama, messages)
+        rule = SamplerSettings(
+            temperature=settings["temperature"],
+            top_k=settings["top_k"],
+            top_p=settings["top_p"],
+            min_p=settings["min_p"],
+        )
+        with self._measured(llama, messages):
+            batch = decode_together(
+                llama,
+                prompt,
+                seeds,
+                rule,
+                max_tokens=settings["max_tokens"],
+                stop=settings.get("stop", ()),
+            )
+        responses = {
+            seed: decoded_response(
+                one, prompt_tokens=len(prompt), batch=batch if seed == settings["seed"] else None
+            )
+            for seed, one in zip(seeds, batch.decoded, strict=True)
+        }
+        self._decoded = {(key, seed): r for seed, r in responses.items()}
+        return self._decoded.pop((key, settings["seed"]))
+
+    @contextmanager
+    def _measured(self, llama: Any, messages: list[dict[str, str]]) -> Iterator[Measure]:
+        """Around one generation: resume the best saved context first, read llama.cpp's
+        perf counters and the wall time, and save the context after."""
+        measure = Measure()
+        started = time.perf_counter()
+        if self._states is not None:
+            prompt = self._prompt_tokens(llama, messages)
+            live = llama.input_ids[: llama.n_tokens].tolist()
+            best = self._states.best(prompt, live)
+            if best is not None:
+                restore_context(llama, best)
+        reset_perf(llama)
+        yield measure
+        measure.perf = read_perf(llama)
+        if self._states is not None:
+            self._states.add(save_context(llama))
+        measure.seconds = time.perf_counter() - started
+
+    def _prompt_tokens(self, llama: Any, messages: list[dict[str, str]]) -> list[int]:
+        """``messages`` as the tokens llama-cpp-python's chat handler sends for them."""
+        if self._template is None:
+            self._template = chat_formatter(llama)
+        formatted = self._template(messages=messages)
+        return llama.tokenize(
+            formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
         )
 
     def stream(self, request: Request) -> Iterator[Any]:
@@ -104,7 +204,13 @@ class LlamaCppEngine:
 
     def dump_state(self) -> dict[str, Any]:
         """JSON state for saving a program that carries this LM."""
-        return {"model_path": str(self.model_path), "n_ctx": self.n_ctx, "seed": self.seed}
+        return {
+            "model_path": str(self.model_path),
+            "n_ctx": self.n_ctx,
+            "seed": self.seed,
+            "prefix_states": self.prefix_states,
+            "parallel_samples": self.parallel_samples,
+        }
 
     @classmethod
     def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
@@ -113,20 +219,63 @@ class LlamaCppEngine:
             state["model_path"],
             n_ctx=state.get("n_ctx", DEFAULT_CONTEXT_TOKENS),
             seed=state.get("seed", 0),
+            prefix_states=state.get("prefix_states", DEFAULT_STATES),
+            parallel_samples=state.get("parallel_samples", True),
         )
 
     def _model(self) -> Any:
         if self._llama is None:
-            from llama_cpp import Llama
-
-            self._llama = Llama(
-                model_path=str(self.model_path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                seed=self.seed,
-                verbose=False,
-            )
+            self._llama = _load(self.model_path, self.n_ctx, self.n_threads, self.seed)
         return self._llama
+
+
+def _load(model_path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
+    """The model with a context for :data:`MAX_SEQUENCES` parallel sequences over one
+    unified KV cache (each sequence may use the whole ``n_ctx``). llama-cpp-python's
+    ``Llama`` takes neither setting, so its context defaults are amended while it loads."""
+    import llama_cpp.llama_cpp as low_level  # where Llama looks the defaults up
+    from llama_cpp import Llama
+
+    defaults = low_level.llama_context_default_params
+
+    def parallel_defaults() -> Any:
+        params = defaults()
+        params.n_seq_max = MAX_SEQUENCES
+        params.kv_unified = True
+        return params
+
+    low_level.llama_context_default_params = parallel_defaults
+    try:
+        return Llama(
+            model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False
+        )
+    finally:
+        low_level.llama_context_default_params = defaults
+
+
+def chat_formatter(llama: Any) -> Any:
+    """The formatter llama-cpp-python builds from the model's own chat template."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    eos, bos = llama.token_eos(), llama.token_bos()
+    return Jinja2ChatFormatter(
+        template=llama.metadata["tokenizer.chat_template"],
+        eos_token=_token_text(llama, eos),
+        bos_token=_token_text(llama, bos),
+        stop_token_ids=[eos],
+    )
+
+
+def _token_text(llama: Any, token: int) -> str:
+    return llama.detokenize([token], special=True).decode("utf-8") if token != -1 else ""
+
+
+class Measure:
+    """What one generation cost: wall seconds and llama.cpp's perf counters."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.perf: Perf | None = None
 
 
 @dataclass(frozen=True)
@@ -257,3 +406,26 @@ def to_response(
         ),
         provider_data=timings,
     )
+
+
+def decoded_response(
+    decoded: Decoded, *, prompt_tokens: int, batch: DecodedTogether | None
+) -> Response:
+    """One sequence decoded together with others as DSPy's response; the ``batch``'s
+    prompt and time are counted on the request that decoded it, the others (``None``)
+    were served with it."""
+    perf = Perf(0, 0.0, 0.0)
+    if batch is not None:
+        perf = Perf(batch.prompt_evaluated, batch.prefill_seconds, batch.generation_seconds)
+    completion = {
+        "id": None,
+        "model": "local",
+        "choices": [{"message": {"content": decoded.text}, "finish_reason": decoded.finish_reason}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": decoded.tokens,
+            "total_tokens": prompt_tokens + decoded.tokens,
+        },
+    }
+    seconds = perf.prefill_seconds + perf.generation_seconds
+    return to_response(completion, json_mode=False, seconds=seconds, perf=perf)

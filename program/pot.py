@@ -13,6 +13,7 @@ from filingqa.checks.cell_check import cell_feedback, misreads
 from filingqa.checks.sign_check import sign_feedback, subtracted_negatives
 from filingqa.checks.table_rows import linearize_tables
 from filingqa.lm.code_adapter import FencedCodeAdapter
+from filingqa.lm.parallel_samples import sampled_together
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
@@ -43,8 +44,10 @@ class ProgramOfThought(dspy.Module):
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
     rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default: it fixes
     column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
-    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` after the greedy one,
-    and the value most programs agree on wins; ties go to the earliest sample.
+    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` after the greedy one
+    (requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine that can
+    decodes them as one batch), each is run and repaired on its own, and the value most
+    programs agree on wins; ties go to the earliest sample.
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
@@ -81,13 +84,14 @@ class ProgramOfThought(dspy.Module):
         question when given; without it the request is the bare prompt."""
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
-        chains = []
+        configs = [_sample_config(sample) for sample in range(self.samples)]
         with dspy.context(adapter=FencedCodeAdapter()):
-            for sample in range(self.samples):
-                config = dict(CODE_CONFIG)
-                if sample:
-                    config.update(temperature=SAMPLE_TEMPERATURE, seed=sample)
-                chains.append(self._solve(question, evidence, formula, config, sample))
+            with sampled_together(range(1, self.samples)):
+                programs = [self._write(question, evidence, formula, c) for c in configs]
+            chains = [
+                self._solve(question, evidence, formula, config, sample, program)
+                for sample, (config, program) in enumerate(zip(configs, programs, strict=True))
+            ]
         finals = [chain[-1] for chain in chains]
         chosen, votes = _majority(finals)
         return dspy.Prediction(
@@ -134,6 +138,13 @@ class ProgramOfThought(dspy.Module):
             votes=int(attempt.execution.ok),
         )
 
+    def _write(
+        self, question: str, evidence: str, formula: str | None, config: dict[str, Any]
+    ) -> str:
+        return self.write(
+            question=question, evidence=evidence, formula=formula, config=config
+        ).program
+
     def _solve(
         self,
         question: str,
@@ -141,11 +152,9 @@ class ProgramOfThought(dspy.Module):
         formula: str | None,
         config: dict[str, Any],
         sample: int,
+        program: str,
     ) -> list[Attempt]:
-        """One program and up to ``max_repairs`` repairs of it."""
-        program = self.write(
-            question=question, evidence=evidence, formula=formula, config=config
-        ).program
+        """``program`` run, and up to ``max_repairs`` repairs of it."""
         attempts = [self._run(program, sample)]
         while not attempts[-1].execution.ok and len(attempts) <= self.max_repairs:
             failed = attempts[-1]
@@ -205,6 +214,14 @@ class _Task(NamedTuple):
 
 
 _Check = Callable[[str, str, str], tuple[int, str]]
+
+
+def _sample_config(sample: int) -> dict[str, Any]:
+    """The request settings of sample ``sample``: greedy for 0, else sampled at its seed."""
+    config = dict(CODE_CONFIG)
+    if sample:
+        config.update(temperature=SAMPLE_TEMPERATURE, seed=sample)
+    return config
 
 
 def _sign_slips(program: str, evidence: str, question: str) -> tuple[int, str]:

@@ -8,6 +8,7 @@ import pytest
 from dspy.lm15 import ContextLengthError, Message, Request
 
 from filingqa.lm.backbone import adapter_for, get_lm, is_embedded, served_url
+from filingqa.lm.evidence_first import EvidenceFirstChatAdapter, EvidenceFirstJSONAdapter
 from filingqa.lm.llama_engine import (
     MAX_ARRAY_ITEMS,
     LlamaCppEngine,
@@ -73,7 +74,8 @@ def stub_perf_counters(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def engine_with(stub: StubLlama) -> LlamaCppEngine:
-    engine = LlamaCppEngine("/models/stub.gguf")
+    """An engine over ``stub`` without saved contexts (the stub has no KV state)."""
+    engine = LlamaCppEngine("/models/stub.gguf", prefix_states=0)
     engine._llama = stub
     return engine
 
@@ -163,10 +165,13 @@ def test_generation_uses_every_cpu_unless_told(monkeypatch: pytest.MonkeyPatch) 
     assert LlamaCppEngine("/models/stub.gguf", n_threads=1).n_threads == 1
 
 
-def test_adapter_for_local_engine_is_json_and_for_others_chat() -> None:
+def test_adapter_for_local_engine_is_json_and_for_others_chat_both_evidence_first() -> None:
     local = dspy.LM("local/x.gguf", engine=LlamaCppEngine("/x.gguf"))
-    assert isinstance(adapter_for(local), dspy.JSONAdapter)
-    assert type(adapter_for(dspy.LM("openai/gpt-4o-mini"))) is dspy.ChatAdapter
+    hosted = dspy.LM("openai/gpt-4o-mini")
+    assert type(adapter_for(local)) is EvidenceFirstJSONAdapter
+    assert type(adapter_for(hosted)) is EvidenceFirstChatAdapter
+    assert type(adapter_for(local, evidence_first=False)) is dspy.JSONAdapter
+    assert type(adapter_for(hosted, evidence_first=False)) is dspy.ChatAdapter
 
 
 def test_context_overflow_becomes_context_length_error() -> None:

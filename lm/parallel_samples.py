@@ -1,0 +1,215 @@
+"""Sampled completions of one prompt decoded together, as parallel sequences of one batch.
+
+On a CPU, decoding one token is bound by reading the weights from memory; decoding the
+next token of several sequences in one batch reads them once. Self-consistency samples one
+prompt several times at different seeds: the prompt is evaluated once, its KV cells are
+shared by every sequence (``llama_memory_seq_cp``), and each step decodes one token of
+every unfinished sequence, each drawn by its own sampler chain (top-k, top-p, min-p,
+temperature, then a draw seeded per sequence).
+
+A program asks for this with :func:`sampled_together`; an engine that can (the in-process
+:class:`~filingqa.lm.llama_engine.LlamaCppEngine`) decodes every listed seed on the first
+such request and answers the others from what it decoded; any other engine ignores it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+MAX_SEQUENCES = 8  # the parallel sequences the in-process context is created for
+
+_TOGETHER: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
+    "filingqa_sampled_together", default=()
+)
+
+
+@contextmanager
+def sampled_together(seeds: Iterable[int]) -> Iterator[None]:
+    """Within this block, sampled requests at any of ``seeds`` that are otherwise the same
+    may be decoded together on the first of them."""
+    token = _TOGETHER.set(tuple(dict.fromkeys(seeds)))
+    try:
+        yield
+    finally:
+        _TOGETHER.reset(token)
+
+
+def seeds_together() -> tuple[int, ...]:
+    """The seeds :func:`sampled_together` listed here, or ``()``."""
+    return _TOGETHER.get()
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """How one sequence draws its tokens."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    min_p: float
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One sequence's completion: its text, generated tokens and why it ended."""
+
+    text: str
+    tokens: int
+    finish_reason: str  # "stop" or "length"
+
+
+@dataclass(frozen=True)
+class DecodedTogether:
+    """Every sequence's completion, and what the batch cost: prompt tokens evaluated (not
+    reused from the live context), seconds on the prompt and on decoding."""
+
+    decoded: list[Decoded]
+    prompt_evaluated: int
+    prefill_seconds: float
+    generation_seconds: float
+
+
+def decode_together(
+    llama: Any,
+    prompt: Sequence[int],
+    seeds: Sequence[int],
+    settings: SamplerSettings,
+    *,
+    max_tokens: int,
+    stop: Sequence[str] = (),
+) -> DecodedTogether:
+    """One completion of ``prompt`` per seed, decoded as parallel sequences of ``llama``.
+
+    The prompt is evaluated through llama-cpp-python (so a shared prefix with the live
+    context is reused); afterwards the live context is the prompt alone. Each text ends
+    before the first of ``stop`` or the end-of-generation token.
+    """
+    import llama_cpp
+
+    if not 1 <= len(seeds) <= MAX_SEQUENCES:
+        raise ValueError(f"decode 1 to {MAX_SEQUENCES} sequences together, not {len(seeds)}")
+    started = time.perf_counter()
+    evaluated = _evaluate(llama, list(prompt))
+    start = len(prompt)
+    prefilled = time.perf_counter()
+    memory = llama_cpp.llama_get_memory(llama.ctx)
+    for sequence in range(1, len(seeds)):
+        llama_cpp.llama_memory_seq_cp(memory, 0, sequence, -1, -1)
+    samplers = [_sampler(settings, seed) for seed in seeds]
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    streams = [_Stream(stop) for _ in seeds]
+    batch = llama_cpp.llama_batch_init(len(seeds), 0, 1)
+    try:
+        positions = {sequence: -1 for sequence in range(len(seeds))}  # logits index per seq
+        for step in range(max_tokens):
+            live = [s for s, stream in enumerate(streams) if not stream.done]
+            batch.n_tokens = 0
+            for sequence in live:
+                token = llama_cpp.llama_sampler_sample(
+                    samplers[sequence], llama.ctx, positions[sequence]
+                )
+                stream = streams[sequence]
+                if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    stream.finish("stop")
+                    continue
+                stream.add(llama.detokenize([token]))
+                if stream.done or step == max_tokens - 1:
+                    stream.finish("stop" if stream.done else "length")
+                    continue
+                _add(batch, token, start + step, sequence)
+                positions[sequence] = batch.n_tokens - 1
+            if batch.n_tokens == 0:
+                break
+            if llama_cpp.llama_decode(llama.ctx, batch) != 0:
+                raise RuntimeError("llama.cpp could not decode the sampled sequences")
+        for stream in streams:
+            stream.finish("length")
+    finally:
+        llama_cpp.llama_batch_free(batch)
+        for sampler in samplers:
+            llama_cpp.llama_sampler_free(sampler)
+        for sequence in range(1, len(seeds)):
+            llama_cpp.llama_memory_seq_rm(memory, sequence, -1, -1)
+        llama_cpp.llama_memory_seq_rm(memory, 0, start, -1)
+        llama.n_tokens = start
+        llama._requires_eval = True  # the logits are the last sequence's, not the prompt's
+    return DecodedTogether(
+        decoded=[stream.decoded() for stream in streams],
+        prompt_evaluated=evaluated,
+        prefill_seconds=prefilled - started,
+        generation_seconds=time.perf_counter() - prefilled,
+    )
+
+
+def _evaluate(llama: Any, prompt: list[int]) -> int:
+    """Evaluate ``prompt`` on sequence 0 after the prefix it shares with the live context
+    (at least its last token, for fresh logits); returns how many tokens it evaluated."""
+    live = llama.input_ids[: llama.n_tokens].tolist()
+    shared = 0
+    for a, b in zip(live, prompt, strict=False):
+        if a != b:
+            break
+        shared += 1
+    shared = min(shared, len(prompt) - 1)
+    llama.n_tokens = shared
+    llama.eval(prompt[shared:])  # removes every cell past the shared prefix first
+    return len(prompt) - shared
+
+
+def _sampler(settings: SamplerSettings, seed: int) -> Any:
+    import llama_cpp
+
+    chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    for sampler in (
+        llama_cpp.llama_sampler_init_top_k(settings.top_k),
+        llama_cpp.llama_sampler_init_top_p(settings.top_p, 1),
+        llama_cpp.llama_sampler_init_min_p(settings.min_p, 1),
+        llama_cpp.llama_sampler_init_temp(settings.temperature),
+        llama_cpp.llama_sampler_init_dist(seed),
+    ):
+        llama_cpp.llama_sampler_chain_add(chain, sampler)
+    return chain
+
+
+def _add(batch: Any, token: int, position: int, sequence: int) -> None:
+    index = batch.n_tokens
+    batch.token[index] = token
+    batch.pos[index] = position
+    batch.n_seq_id[index] = 1
+    batch.seq_id[index][0] = sequence
+    batch.logits[index] = True
+    batch.n_tokens = index + 1
+
+
+class _Stream:
+    """One sequence's bytes so far, cut at the first stop string."""
+
+    def __init__(self, stop: Sequence[str]) -> None:
+        self.stop = [s for s in stop if s]
+        self.data = b""
+        self.tokens = 0
+        self.done = False
+        self.reason = ""
+
+    def add(self, piece: bytes) -> None:
+        self.data += piece
+        self.tokens += 1
+        text = self.data.decode("utf-8", errors="ignore")
+        cut = min((i for i in (text.find(s) for s in self.stop) if i >= 0), default=-1)
+        if cut >= 0:
+            self.data = text[:cut].encode("utf-8")
+            self.done = True
+
+    def finish(self, reason: str) -> None:
+        if not self.reason:
+            self.reason = reason
+        self.done = True
+
+    def decoded(self) -> Decoded:
+        text = self.data.decode("utf-8", errors="ignore")
+        return Decoded(text=text, tokens=self.tokens, finish_reason=self.reason or "stop")
