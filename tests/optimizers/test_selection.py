@@ -2,8 +2,9 @@
 
 import pytest
 
+from filingqa.evaluation.paired import sign_test
 from filingqa.evaluation.runner import Row
-from filingqa.optimizers.selection import select_program, sign_test
+from filingqa.optimizers.selection import select_program
 
 from ..kit.data import judged_row
 
