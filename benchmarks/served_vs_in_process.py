@@ -1,11 +1,12 @@
 """The embedded model in process vs the same GGUF on a llama.cpp server on loopback.
 
 Starts ``python -m llama_cpp.server`` on 127.0.0.1 with the embedded model (same context
-size), loads the program twice — with ``local`` and with ``local@http://127.0.0.1:PORT/v1``
-(a compiled artifact via ``filingqa.load`` when ``--artifact`` is given, else the uncompiled
-``FinancialQA``) — asks both the first ``--questions`` TAT-QA dev arithmetic questions with
-their gold context, and compares the answers. Prints a table and the count of equal answers,
-writes JSON, exits 1 when any answer differs.
+size; ``filingqa.lm.server_launch.served_model``), loads the program twice — with ``local``
+and with ``local@http://127.0.0.1:PORT/v1`` (a compiled artifact via ``filingqa.load`` when
+``--artifact`` is given, else the uncompiled ``FinancialQA``) — asks both the first
+``--questions`` TAT-QA dev arithmetic questions with their gold context, and compares the
+answers. Prints a table and the count of equal answers, writes JSON, exits 1 when any
+answer differs.
 
     python benchmarks/served_vs_in_process.py [--artifact artifacts/qwen-local] [--questions 5]
 """
@@ -14,63 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import dspy
-import httpx
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
+from filingqa.lm.server_launch import served_model
 from filingqa.models.store import ensure_llm
 from filingqa.program.financial_qa import FinancialQA
-
-STARTUP_SECONDS = 180
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_server(model: Path, port: int) -> subprocess.Popen:
-    """A llama.cpp server with the embedded model on 127.0.0.1:``port``, once it answers."""
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(model),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        str(DEFAULT_CONTEXT_TOKENS),
-    ]
-    log = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
-    # A file, not a pipe: llama.cpp logs the model load verbosely, and a full pipe blocks it.
-    with log.open("wb") as sink:
-        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the server exited (log {log}): {tail}")
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).raise_for_status()
-            return server
-        except httpx.HTTPError:
-            time.sleep(1)
-    server.kill()
-    raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s (log {log})")
 
 
 def program_for(spec: str, artifact: Path | None) -> tuple[FinancialQA, dspy.LM]:
@@ -112,14 +69,8 @@ def main() -> int:
         if r.meta.get("tatqa_answer_type") == "arithmetic"
     ][: args.questions]
     in_process = answer_all(*program_for("local", args.artifact), records)
-    port = free_port()
-    server = start_server(ensure_llm(), port)
-    try:
-        url = f"local@http://127.0.0.1:{port}/v1"
-        served = answer_all(*program_for(url, args.artifact), records)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with served_model(ensure_llm(), n_ctx=DEFAULT_CONTEXT_TOKENS, cache=False) as server:
+        served = answer_all(*program_for(f"local@{server.url}", args.artifact), records)
     same = 0
     print(f"{'question':60} {'in process':>16} {'served':>16}")
     for record, here, there in zip(records, in_process, served, strict=True):
