@@ -11,6 +11,10 @@ requests, saved contexts and samples decoded together (:mod:`filingqa.evaluation
 --samples       the same questions, Program-of-Thought alone on the "on" engine, samples=1 vs 5
 --financebench  the first 10 FinanceBench dev questions whose PDFs are present, searching the
                 FinanceBench index (``filingqa index --dataset financebench``)
+--served        the first 5 of the TAT-QA questions through ``local@URL`` (llama-cpp-python's
+                server, started here on loopback) against in process, both "on": the answers,
+                and the server's own timings of its prompt tokens evaluated and reused
+--ask-rss       peak RSS of ``filingqa ask`` over the FinanceBench index, run as its own process
 
 Prints per setting: questions, accuracy, LM calls, prompt tokens sent and evaluated,
 generated tokens, prefill s, generation s, s/question; the paired comparison (wins, losses,
@@ -24,10 +28,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import dspy
+
 from filingqa.core.config import data_dir
 from filingqa.evaluation import fast_inference as fi
 from filingqa.evaluation.open_corpus import open_corpus
+from filingqa.lm.backbone import get_lm
+from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
+from filingqa.lm.server_launch import served_model
 from filingqa.models.store import ensure_llm
+
+SERVED = 5
 
 
 def main() -> None:
@@ -36,6 +47,8 @@ def main() -> None:
     parser.add_argument("--tatqa", action="store_true")
     parser.add_argument("--samples", action="store_true")
     parser.add_argument("--financebench", action="store_true")
+    parser.add_argument("--served", action="store_true")
+    parser.add_argument("--ask-rss", action="store_true")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     args = parser.parse_args()
     model, root = ensure_llm(), data_dir()
@@ -72,10 +85,36 @@ def main() -> None:
                     ("on", fi.ON, lms["on"], fi.program_mode(corpus.search)),
                 ],
             )
+    if args.served:
+        records = fi.tatqa_questions(root)[: min(args.limit or SERVED, SERVED)]
+        report["parts"]["served"] = served(args.out / "served", records, model, lms["on"])
+    if args.ask_rss:
+        question = fi.financebench_questions(root, 1)[0].question
+        peak, said = fi.ask_peak_rss_gb(question)
+        report["ask_peak_rss_gb"] = peak
+        print(f"\npeak RSS of `filingqa ask` over the FinanceBench index: {peak} GB\n{said}")
     report["peak_rss_gb"] = fi.peak_rss_gb()
     print(f"\npeak RSS of this process (both models loaded): {report['peak_rss_gb']} GB")
     fi.write_json(args.out / "report.json", report)
     print(f"report: {args.out / 'report.json'}")
+
+
+def served(out: Path, records: list, model: Path, in_process: dspy.LM) -> dict:
+    """The questions through the served model and in process ("on" both): same answers?"""
+    with served_model(model, n_ctx=DEFAULT_CONTEXT_TOKENS, cache=False) as server:
+        lm = get_lm(f"local@{server.url}", cache=False)
+        figures = part(
+            out,
+            records,
+            [
+                ("in-process", fi.ON, in_process, fi.program_mode()),
+                ("served", fi.ON, lm, fi.program_mode()),
+            ],
+        )
+        timings = fi.served_timings(server.timings())
+    same = figures["paired"]["changed"] == []
+    print(f"served answers equal the in-process ones: {same}; server-side: {timings}")
+    return {**figures, "same_answers": same, "server": timings}
 
 
 def part(out: Path, records: list, settings: list) -> dict:

@@ -243,6 +243,30 @@ def run_paired(
     return {name: [done[name][r.id] for r in records] for name, *_ in settings}
 
 
+def served_timings(timings: list[Any]) -> dict[str, Any]:
+    """The server's own figures over its requests: prompt tokens evaluated, those served
+    from its KV cache (prefix-match hits), prefill and generation seconds."""
+    return {
+        "requests": len(timings),
+        "prompt_tokens_evaluated": sum(t.prompt_tokens for t in timings),
+        "prefix_hit_tokens": sum(t.prefix_hit_tokens or 0 for t in timings),
+        "prefill_seconds": round(sum(t.prefill_ms for t in timings) / 1000, 2),
+        "generation_seconds": round(sum(t.generation_ms for t in timings) / 1000, 2),
+    }
+
+
+def ask_peak_rss_gb(question: str, index: str = "financebench") -> tuple[float, str]:
+    """Peak resident memory of ``filingqa ask QUESTION --index INDEX`` run as its own
+    process, in GB, and the tail of what it printed."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "filingqa.cli", "ask", question, "--index", index]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024**2
+    return round(peak, 2), (done.stdout + done.stderr)[-600:]
+
+
 def peak_rss_gb() -> float:
     """This process's peak resident memory so far, in GB."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 2)

@@ -1,7 +1,7 @@
-"""Evidence-first requests: every step about one question opens with the same block.
+"""Evidence-first requests: every step about one question's evidence opens with the same block.
 
-A request is one user message, with no system message (a chat template then inserts the
-same default system prompt, if any, before every one):
+A step that reads the evidence sends one user message, with no system message (a chat
+template then inserts the same default system prompt, if any, before every one):
 
     <evidence, as rendered>            ← the leading block: identical for every step
     Question: <question>                 that reads this question over this evidence
@@ -11,8 +11,9 @@ same default system prompt, if any, before every one):
 
 A server or engine that reuses the KV cache of a shared prefix (llama.cpp, vLLM) then
 reads the evidence once per question instead of once per step. Steps without evidence
-(query writing, ambiguity) open with ``Question:``; curation opens with its candidate
-passages. Field names are not shown as identifiers: small models otherwise treat an
+(query writing, ambiguity, curation of candidate passages) have no block to share and keep
+the adapter's own layout: laid out like this, the small model split unambiguous questions
+into readings. Field names are not shown as identifiers: small models otherwise treat an
 input such as ``evidence`` as a variable their code can read.
 """
 
@@ -26,6 +27,8 @@ from dspy.adapters.utils import format_field_value, translate_field_type
 
 MATERIAL_FIELDS = ("evidence", "passages")
 """Inputs shown bare at the very start of a request, the first a signature has."""
+SHARED_FIELD = "evidence"
+"""The input whose steps share a leading block."""
 QUESTION_FIELD = "question"
 
 
@@ -68,9 +71,10 @@ def output_description(signature: type[dspy.Signature]) -> str:
 
 
 class EvidenceFirstLayout:
-    """Lays a DSPy adapter's requests out evidence first (see the module docstring); the
-    adapter keeps its own output format, parsing and fallbacks. Demos are earlier
-    user/assistant turns of the same shape."""
+    """Lays a DSPy adapter's requests for steps with evidence out evidence first (see the
+    module docstring); the adapter keeps its own output format, parsing and fallbacks, and
+    its own layout for the other steps. Demos are earlier user/assistant turns of the same
+    shape."""
 
     def format(
         self,
@@ -78,6 +82,8 @@ class EvidenceFirstLayout:
         demos: list[dict[str, Any]],
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
+        if SHARED_FIELD not in signature.input_fields:
+            return super().format(signature, demos, inputs)  # type: ignore[misc]
         messages: list[dict[str, Any]] = []
         for demo in demos:
             if not all(name in demo for name in signature.output_fields):
@@ -103,5 +109,11 @@ class EvidenceFirstJSONAdapter(EvidenceFirstLayout, dspy.JSONAdapter):
 
 
 class EvidenceFirstChatAdapter(EvidenceFirstLayout, dspy.ChatAdapter):
-    """DSPy's ChatAdapter (``[[ ## field ## ]]`` replies, JSON as its fallback) with
-    evidence-first requests."""
+    """DSPy's ChatAdapter (``[[ ## field ## ]]`` replies) with evidence-first requests; its
+    JSON fallback keeps the layout."""
+
+    def _make_json_adapter_fallback(self) -> dspy.JSONAdapter:
+        return EvidenceFirstJSONAdapter(
+            use_native_function_calling=self.use_native_function_calling,
+            parallel_tool_calls=self.parallel_tool_calls,
+        )

@@ -32,9 +32,10 @@ from filingqa.lm.parallel_samples import (
     MAX_SEQUENCES,
     Decoded,
     DecodedTogether,
+    Draw,
     SamplerSettings,
     decode_together,
-    seeds_together,
+    draws_together,
 )
 from filingqa.lm.prefix_states import DEFAULT_STATES, PrefixStates, restore_context, save_context
 
@@ -60,8 +61,8 @@ class LlamaCppEngine:
     Two ways to spend less time on a question's requests, both on by default:
     ``prefix_states`` keeps that many recent contexts' KV states and resumes a prompt from
     the one sharing its longest prefix (:mod:`~filingqa.lm.prefix_states`; 0: only the
-    live context, llama-cpp-python's own reuse); ``parallel_samples`` decodes the sampled
-    requests a program lists with
+    live context, llama-cpp-python's own reuse); ``parallel_samples`` decodes the greedy and
+    sampled requests of one prompt a program lists with
     :func:`~filingqa.lm.parallel_samples.sampled_together` as one batch.
     """
 
@@ -89,7 +90,7 @@ class LlamaCppEngine:
         self.prefix_states = prefix_states
         self.parallel_samples = parallel_samples
         self._states = PrefixStates(prefix_states) if prefix_states else None
-        self._decoded: dict[tuple[str, int], Response] = {}
+        self._decoded: dict[tuple[str, Draw], Response] = {}
         self._llama: Any = None
         self._template: Any = None
         self._lock = threading.Lock()
@@ -100,9 +101,9 @@ class LlamaCppEngine:
         settings = sampling(request, self.seed)
         with self._lock:
             llama = self._model()
-            seeds = self._decode_together(settings)
-            if seeds:
-                return self._sample_together(llama, messages, settings, seeds)
+            batch = self._batch(settings)
+            if batch:
+                return self._decode_together(llama, messages, settings, batch)
             with self._measured(llama, messages) as measure:
                 try:
                     completion = llama.create_chat_completion(messages=messages, **settings)
@@ -117,51 +118,57 @@ class LlamaCppEngine:
             perf=measure.perf,
         )
 
-    def _decode_together(self, settings: dict[str, Any]) -> tuple[int, ...]:
-        """The seeds to decode with this request in one batch, or ``()``."""
-        seeds = seeds_together()
-        sampled = settings["temperature"] > 0 and "response_format" not in settings
-        if not (self.parallel_samples and sampled and settings["seed"] in seeds):
+    def _batch(self, settings: dict[str, Any]) -> tuple[Draw, ...]:
+        """The draws to decode in one batch with this request (it among them), or ``()``."""
+        draws = draws_together()
+        if not self.parallel_samples or draws is None or "response_format" in settings:
             return ()
-        return seeds[:MAX_SEQUENCES]
+        if settings["temperature"] == 0:
+            listed = draws.greedy
+        else:
+            listed = (
+                settings["seed"] in draws.seeds and settings["temperature"] == draws.temperature
+            )
+        return draws.batch()[:MAX_SEQUENCES] if listed else ()
 
-    def _sample_together(
+    def _decode_together(
         self,
         llama: Any,
         messages: list[dict[str, str]],
         settings: dict[str, Any],
-        seeds: tuple[int, ...],
+        batch: tuple[Draw, ...],
     ) -> Response:
-        """This request's completion, decoded with the same request at the other ``seeds``
+        """This request's completion, decoded with the same prompt's other ``batch`` draws
         on first sight (their completions wait for their own requests)."""
-        key = json.dumps([messages, {k: v for k, v in settings.items() if k != "seed"}])
-        saved = self._decoded.pop((key, settings["seed"]), None)
+        shared = {k: v for k, v in settings.items() if k not in ("seed", "temperature")}
+        key = json.dumps([messages, shared])
+        mine: Draw = None if settings["temperature"] == 0 else settings["seed"]
+        saved = self._decoded.pop((key, mine), None)
         if saved is not None:
             return saved
         prompt = self._prompt_tokens(llama, messages)
         rule = SamplerSettings(
-            temperature=settings["temperature"],
+            temperature=draws_together().temperature,  # type: ignore[union-attr]
             top_k=settings["top_k"],
             top_p=settings["top_p"],
             min_p=settings["min_p"],
         )
         with self._measured(llama, messages):
-            batch = decode_together(
+            together = decode_together(
                 llama,
                 prompt,
-                seeds,
+                batch,
                 rule,
                 max_tokens=settings["max_tokens"],
                 stop=settings.get("stop", ()),
             )
-        responses = {
-            seed: decoded_response(
-                one, prompt_tokens=len(prompt), batch=batch if seed == settings["seed"] else None
+        self._decoded = {
+            (key, draw): decoded_response(
+                one, prompt_tokens=len(prompt), batch=together if draw == mine else None
             )
-            for seed, one in zip(seeds, batch.decoded, strict=True)
+            for draw, one in zip(batch, together.decoded, strict=True)
         }
-        self._decoded = {(key, seed): r for seed, r in responses.items()}
-        return self._decoded.pop((key, settings["seed"]))
+        return self._decoded.pop((key, mine))
 
     @contextmanager
     def _measured(self, llama: Any, messages: list[dict[str, str]]) -> Iterator[Measure]:

@@ -1,14 +1,14 @@
-"""Sampled completions of one prompt decoded together, as parallel sequences of one batch.
+"""Completions of one prompt decoded together, as parallel sequences of one batch.
 
-On a CPU, decoding one token is bound by reading the weights from memory; decoding the
-next token of several sequences in one batch reads them once. Self-consistency samples one
-prompt several times at different seeds: the prompt is evaluated once, its KV cells are
-shared by every sequence (``llama_memory_seq_cp``), and each step decodes one token of
-every unfinished sequence, each drawn by its own sampler chain (top-k, top-p, min-p,
-temperature, then a draw seeded per sequence).
+Decoding one token reads every weight; decoding the next token of several sequences in one
+batch reads them once. Self-consistency asks one prompt for a greedy program and several
+sampled ones: the prompt is evaluated once, its KV cells are shared by every sequence
+(``llama_memory_seq_cp``), and each step decodes one token of every unfinished sequence,
+each drawn by its own sampler chain (greedy, or top-k, top-p, min-p, temperature and a
+draw seeded per sequence).
 
 A program asks for this with :func:`sampled_together`; an engine that can (the in-process
-:class:`~filingqa.lm.llama_engine.LlamaCppEngine`) decodes every listed seed on the first
+:class:`~filingqa.lm.llama_engine.LlamaCppEngine`) decodes every listed draw on the first
 such request and answers the others from what it decoded; any other engine ignores it.
 """
 
@@ -23,30 +23,52 @@ from typing import Any
 
 MAX_SEQUENCES = 8  # the parallel sequences the in-process context is created for
 
-_TOGETHER: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
-    "filingqa_sampled_together", default=()
+Draw = int | None
+"""One sequence of a batch: the seed it samples with, or None for the greedy one."""
+
+
+@dataclass(frozen=True)
+class Draws:
+    """What :func:`sampled_together` lists: seeds sampled at ``temperature``, and whether the
+    greedy request of the same prompt joins them."""
+
+    seeds: tuple[int, ...]
+    temperature: float
+    greedy: bool
+
+    def batch(self) -> tuple[Draw, ...]:
+        """The sequences to decode, greedy first."""
+        return ((None,) if self.greedy else ()) + self.seeds
+
+
+_TOGETHER: contextvars.ContextVar[Draws | None] = contextvars.ContextVar(
+    "filingqa_sampled_together", default=None
 )
 
 
 @contextmanager
-def sampled_together(seeds: Iterable[int]) -> Iterator[None]:
-    """Within this block, sampled requests at any of ``seeds`` that are otherwise the same
-    may be decoded together on the first of them."""
-    token = _TOGETHER.set(tuple(dict.fromkeys(seeds)))
+def sampled_together(
+    seeds: Iterable[int], *, temperature: float, greedy: bool = True
+) -> Iterator[None]:
+    """Within this block, requests for the same prompt sampled at ``temperature`` with any
+    of ``seeds`` (and, with ``greedy``, its greedy request) may be decoded together on the
+    first of them. Without seeds there is nothing to decode together."""
+    draws = Draws(tuple(dict.fromkeys(seeds)), temperature, greedy)
+    token = _TOGETHER.set(draws if draws.seeds else None)
     try:
         yield
     finally:
         _TOGETHER.reset(token)
 
 
-def seeds_together() -> tuple[int, ...]:
-    """The seeds :func:`sampled_together` listed here, or ``()``."""
+def draws_together() -> Draws | None:
+    """What :func:`sampled_together` listed here, if anything."""
     return _TOGETHER.get()
 
 
 @dataclass(frozen=True)
 class SamplerSettings:
-    """How one sequence draws its tokens."""
+    """How the sampled sequences draw their tokens (the greedy one takes the likeliest)."""
 
     temperature: float
     top_k: int
@@ -77,13 +99,13 @@ class DecodedTogether:
 def decode_together(
     llama: Any,
     prompt: Sequence[int],
-    seeds: Sequence[int],
+    draws: Sequence[Draw],
     settings: SamplerSettings,
     *,
     max_tokens: int,
     stop: Sequence[str] = (),
 ) -> DecodedTogether:
-    """One completion of ``prompt`` per seed, decoded as parallel sequences of ``llama``.
+    """One completion of ``prompt`` per draw, decoded as parallel sequences of ``llama``.
 
     The prompt is evaluated through llama-cpp-python (so a shared prefix with the live
     context is reused); afterwards the live context is the prompt alone. Each text ends
@@ -91,21 +113,21 @@ def decode_together(
     """
     import llama_cpp
 
-    if not 1 <= len(seeds) <= MAX_SEQUENCES:
-        raise ValueError(f"decode 1 to {MAX_SEQUENCES} sequences together, not {len(seeds)}")
+    if not 1 <= len(draws) <= MAX_SEQUENCES:
+        raise ValueError(f"decode 1 to {MAX_SEQUENCES} sequences together, not {len(draws)}")
     started = time.perf_counter()
     evaluated = _evaluate(llama, list(prompt))
     start = len(prompt)
     prefilled = time.perf_counter()
     memory = llama_cpp.llama_get_memory(llama.ctx)
-    for sequence in range(1, len(seeds)):
+    for sequence in range(1, len(draws)):
         llama_cpp.llama_memory_seq_cp(memory, 0, sequence, -1, -1)
-    samplers = [_sampler(settings, seed) for seed in seeds]
+    samplers = [_sampler(settings, draw) for draw in draws]
     vocab = llama_cpp.llama_model_get_vocab(llama.model)
-    streams = [_Stream(stop) for _ in seeds]
-    batch = llama_cpp.llama_batch_init(len(seeds), 0, 1)
+    streams = [_Stream(stop) for _ in draws]
+    batch = llama_cpp.llama_batch_init(len(draws), 0, 1)
     try:
-        positions = {sequence: -1 for sequence in range(len(seeds))}  # logits index per seq
+        positions = {sequence: -1 for sequence in range(len(draws))}  # logits index per seq
         for step in range(max_tokens):
             live = [s for s, stream in enumerate(streams) if not stream.done]
             batch.n_tokens = 0
@@ -133,7 +155,7 @@ def decode_together(
         llama_cpp.llama_batch_free(batch)
         for sampler in samplers:
             llama_cpp.llama_sampler_free(sampler)
-        for sequence in range(1, len(seeds)):
+        for sequence in range(1, len(draws)):
             llama_cpp.llama_memory_seq_rm(memory, sequence, -1, -1)
         llama_cpp.llama_memory_seq_rm(memory, 0, start, -1)
         llama.n_tokens = start
@@ -161,16 +183,22 @@ def _evaluate(llama: Any, prompt: list[int]) -> int:
     return len(prompt) - shared
 
 
-def _sampler(settings: SamplerSettings, seed: int) -> Any:
+def _sampler(settings: SamplerSettings, draw: Draw) -> Any:
+    """The sampler chain of one sequence: the likeliest token for the greedy draw (as
+    llama-cpp-python samples at temperature 0), else top-k, top-p, min-p, temperature and
+    a draw seeded ``draw``."""
     import llama_cpp
 
     chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    if draw is None:
+        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_greedy())
+        return chain
     for sampler in (
         llama_cpp.llama_sampler_init_top_k(settings.top_k),
         llama_cpp.llama_sampler_init_top_p(settings.top_p, 1),
         llama_cpp.llama_sampler_init_min_p(settings.min_p, 1),
         llama_cpp.llama_sampler_init_temp(settings.temperature),
-        llama_cpp.llama_sampler_init_dist(seed),
+        llama_cpp.llama_sampler_init_dist(draw),
     ):
         llama_cpp.llama_sampler_chain_add(chain, sampler)
     return chain

@@ -44,10 +44,10 @@ class ProgramOfThought(dspy.Module):
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
     rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default: it fixes
     column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
-    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` after the greedy one
-    (requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine that can
-    decodes them as one batch), each is run and repaired on its own, and the value most
-    programs agree on wins; ties go to the earliest sample.
+    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` beside the greedy one
+    (all requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine
+    that can decodes them as one batch), each is run and repaired on its own, and the value
+    most programs agree on wins; ties go to the earliest sample.
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
@@ -86,7 +86,7 @@ class ProgramOfThought(dspy.Module):
             evidence = linearize_tables(evidence)
         configs = [_sample_config(sample) for sample in range(self.samples)]
         with dspy.context(adapter=FencedCodeAdapter()):
-            with sampled_together(range(1, self.samples)):
+            with sampled_together(range(1, self.samples), temperature=SAMPLE_TEMPERATURE):
                 programs = [self._write(question, evidence, formula, c) for c in configs]
             chains = [
                 self._solve(question, evidence, formula, config, sample, program)

@@ -1,15 +1,19 @@
 """End-to-end checks on the real embedded models (marked slow; CI runs them)."""
 
-from typing import Literal
+from collections.abc import Iterator
+from typing import Any, Literal
 
 import dspy
 import numpy as np
 import pytest
+from dspy.lm15 import Config, Message, Request, Response
 
 from filingqa.ask import SAMPLE_QUESTION, answer_over_filing, sample_filing
 from filingqa.lm.backbone import adapter_for, get_lm
-from filingqa.lm.llama_engine import MAX_ARRAY_ITEMS
+from filingqa.lm.llama_engine import MAX_ARRAY_ITEMS, LlamaCppEngine
+from filingqa.lm.parallel_samples import sampled_together
 from filingqa.models.embedding import load_text_embedding
+from filingqa.models.store import ensure_llm
 from filingqa.program.multi_hyde import MultiHydeRetriever
 from filingqa.signatures.hyde import PASSAGE_CHARS
 
@@ -85,3 +89,62 @@ def test_financial_qa_answers_end_to_end_over_an_index(local_lm: dspy.LM, tmp_pa
     assert not answer.refused
     assert answer.value == pytest.approx(812.4 - 412.6, rel=0.01)
     assert 4 in {c.page for c in answer.citations}
+
+
+EVIDENCE_ROWS = "\n".join(
+    f"| Segment {i} | {100 + 7 * i} | {90 + 5 * i} |" for i in range(60)
+)  # about 1,200 tokens
+
+
+def _ask(engine: LlamaCppEngine, evidence: str, question: str, **config: Any) -> Response:
+    text = f"| Segment | 2019 | 2018 |\n|---|---|---|\n{evidence}\n\nQuestion: {question}"
+    settings = Config(max_tokens=config.pop("max_tokens", 24), **config)
+    return engine.complete(Request(model="local", messages=(Message.user(text),), config=settings))
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[LlamaCppEngine]:
+    engine = LlamaCppEngine(ensure_llm())
+    yield engine
+    engine.close()
+
+
+def test_a_saved_context_resumes_the_evidence_and_a_changed_block_is_read_again(
+    engine: LlamaCppEngine,
+) -> None:
+    question = "What was the 2019 value of Segment 41?"
+    _ask(engine, EVIDENCE_ROWS, "What was the 2018 value of Segment 3?")
+    engine.complete(
+        Request(model="local", messages=(Message.user("Say hello."),), config=Config(max_tokens=4))
+    )  # another request in between: the live context shares nothing
+    resumed = _ask(engine, EVIDENCE_ROWS, question)
+    assert resumed.usage.cache_read_tokens > 1000  # the evidence came from a saved context
+    changed = EVIDENCE_ROWS.replace("| Segment 30 | 310 |", "| Segment 30 | 999 |")
+    after_change = _ask(engine, changed, question)
+    fresh = LlamaCppEngine(ensure_llm(), prefix_states=0)
+    try:
+        expected = _ask(fresh, changed, question)
+    finally:
+        fresh.close()
+    assert after_change.message.text == expected.message.text
+    assert after_change.usage.cache_read_tokens < resumed.usage.cache_read_tokens
+
+
+def test_samples_decoded_together_leave_the_live_context_sound(engine: LlamaCppEngine) -> None:
+    question = "Write Python that stores in result the growth of Segment 7 from 2018 to 2019."
+    _ask(engine, EVIDENCE_ROWS, question, max_tokens=40)
+    # Asked again, the prompt is all cached and only its last token is read again, as it
+    # will be after the batch: greedy output depends on how a prompt was batched.
+    before = _ask(engine, EVIDENCE_ROWS, question, max_tokens=40)
+    with sampled_together([1, 2, 3, 4], temperature=0.7):
+        greedy = _ask(engine, EVIDENCE_ROWS, question, max_tokens=40)
+        samples = [
+            _ask(engine, EVIDENCE_ROWS, question, temperature=0.7, seed=seed, max_tokens=40)
+            for seed in (1, 2, 3, 4)
+        ]
+    assert greedy.message.text.strip()
+    assert all(sample.message.text.strip() for sample in samples)
+    assert len({sample.message.text for sample in samples}) >= 2
+    assert samples[0].usage.output_tokens > 0
+    after = _ask(engine, EVIDENCE_ROWS, question, max_tokens=40)
+    assert after.message.text == before.message.text

@@ -118,14 +118,9 @@ def sample_value(field: str, annotation: Any, step: str, index: int) -> Any:
     pytest.fail(f"no sample value for {label} of type {annotation!r}: add one")
 
 
-def opening(signature: type[dspy.Signature]) -> str:
-    """How a step's templated request must begin: its material (evidence, else passages)
-    bare, then the question; steps with neither begin with the question."""
-    fields = signature.input_fields
-    if "evidence" in fields:
-        return EVIDENCE_LEAD
-    material = f"{PASSAGES}\n\n" if "passages" in fields else ""
-    return f"{QWEN_START}{material}Question: {QUESTION}"
+def evidence_steps(backbone: str) -> list[Step]:
+    """The program's steps that read the evidence."""
+    return [s for s in program_steps(backbone) if "evidence" in s.signature.input_fields]
 
 
 def label_of(field: str) -> str:
@@ -170,18 +165,20 @@ def test_the_steps_over_the_evidence_share_one_leading_block(backbone: str) -> N
 
 
 @pytest.mark.parametrize("backbone", BACKBONES)
-def test_every_step_opens_with_its_material_then_the_question(backbone: str) -> None:
-    steps = program_steps(backbone)
-    without_evidence = {s.name for s in steps if "evidence" not in s.signature.input_fields}
-    assert {"ambiguity.detect", "gather.curator.curate"} <= without_evidence
-    for step in steps:
-        assert step.templated().startswith(opening(step.signature) + "\n\n"), step.name
+def test_the_steps_without_evidence_keep_dspys_own_layout(backbone: str) -> None:
+    dspy_layout = {"embedded": dspy.JSONAdapter, "hosted": dspy.ChatAdapter}[backbone]()
+    others = [s for s in program_steps(backbone) if "evidence" not in s.signature.input_fields]
+    assert {"ambiguity.detect", "gather.curator.curate"} <= {s.name for s in others}
+    for step in others:
+        expected = dspy_layout.format(step.signature, [], step.inputs)
+        assert step.messages() == expected, step.name
+        assert expected[0]["role"] == "system"
 
 
 @pytest.mark.parametrize("backbone", BACKBONES)
 def test_each_step_s_own_inputs_follow_the_question_in_signature_order(backbone: str) -> None:
-    for step in program_steps(backbone):
-        lead = opening(step.signature)
+    for step in evidence_steps(backbone):
+        lead = EVIDENCE_LEAD
         rest = step.templated()[len(lead) :]
         own = [
             field
@@ -208,7 +205,7 @@ def _stop(request: Any) -> str:
 def test_a_request_reaches_the_engine_as_one_user_message_without_a_system_message(
     backbone: str,
 ) -> None:
-    for step in program_steps(backbone):
+    for step in evidence_steps(backbone):
         lm = fake_lm(_stop)
         with dspy.context(lm=lm, adapter=step.adapter), pytest.raises(LMError):
             step.predictor(**step.inputs)
@@ -375,3 +372,8 @@ def test_the_template_fixture_is_the_gguf_s_chat_template() -> None:
         llama.close()
     assert QWEN_TEMPLATE.read_bytes() == template.encode("utf-8")
     assert (eos, bos) == (QWEN_EOS, QWEN_BOS)
+
+
+def test_the_chat_adapters_json_fallback_keeps_the_evidence_first_layout() -> None:
+    fallback = EvidenceFirstChatAdapter()._make_json_adapter_fallback()
+    assert type(fallback) is EvidenceFirstJSONAdapter

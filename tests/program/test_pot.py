@@ -1,8 +1,11 @@
 import dspy
+from dspy.lm15 import Request
 
-from filingqa.program.pot import ProgramOfThought, answer_text
+from filingqa.lm.parallel_samples import Draws, draws_together
+from filingqa.program.pot import SAMPLE_TEMPERATURE, ProgramOfThought, answer_text
 from filingqa.sandbox import ExecutionResult
 
+from ..kit.lm import fake_lm
 from ..kit.passages import CASH_FLOW
 from ..kit.replies import fenced
 
@@ -187,3 +190,17 @@ def test_bare_pot_does_not_check_cells(scripted_lm) -> None:
         prediction = ProgramOfThought()(question=AVERAGE_BENEFIT, evidence=PENSIONS)
     assert prediction.value == 172.0
     assert lm.engine.calls == 1
+
+
+def test_every_program_of_a_self_consistency_vote_is_written_under_one_batch_hint() -> None:
+    seen: list[Draws | None] = []
+
+    def respond(request: Request) -> str:
+        seen.append(draws_together())
+        return fenced("result = 1 / 0") if len(seen) == 2 else fenced("result = 2")
+
+    with dspy.context(lm=fake_lm(respond)):
+        ProgramOfThought(samples=3, max_repairs=1)(question="Q?", evidence="E")
+    hint = Draws(seeds=(1, 2), temperature=SAMPLE_TEMPERATURE, greedy=True)
+    assert seen[:3] == [hint, hint, hint]  # the greedy program and both samples, first
+    assert seen[3:] == [None]  # the failed sample's repair is asked on its own
