@@ -302,14 +302,29 @@ def _accuracy(rows: list[Row]) -> str:
 
 def _measured_speed(rows: list[Row], planned: BudgetEstimate) -> str:
     """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
-    when every call was answered from the cache."""
+    when every call was answered from the cache. When the backbone reports its prefill
+    time, a demo's cost is measured too: its tokens (about one request's prompt) at the
+    seconds per prompt token the model evaluated."""
     fresh = sum(r.lm_calls - r.cached_calls for r in rows)
     if not fresh:
         return ""
     speed = sum(r.seconds for r in rows) / fresh
-    redone = planned.model_copy(update={"seconds_per_call": speed})
+    update: dict[str, float] = {"seconds_per_call": speed}
+    measured = ""
+    prefill = sum(r.prefill_seconds or 0.0 for r in rows)
+    evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
+    sent = sum(r.prompt_tokens or 0 for r in rows)
+    if prefill and evaluated and sent:
+        per_token = prefill / evaluated
+        update["demo_slowdown"] = per_token * sent / fresh / speed
+        measured = (
+            f", {sent / fresh:,.0f} prompt tokens sent and {evaluated / fresh:,.0f} evaluated "
+            f"per call at {1 / per_token:.0f} tokens/s: a demo ≈ +{update['demo_slowdown']:.0%}"
+        )
+    redone = planned.model_copy(update=update)
     return (
-        f"; {speed:.1f} s per LM call here (the estimate assumed {planned.seconds_per_call:g}): "
+        f"; {speed:.1f} s per LM call here{measured} (the estimate assumed "
+        f"{planned.seconds_per_call:g} s, a demo +{planned.demo_slowdown:.0%}): "
         f"the whole compile ≈ {redone.minutes:.0f} min at this speed"
     )
 

@@ -102,14 +102,22 @@ class StageCost(BaseModel):
 
 
 class BudgetEstimate(BaseModel):
-    """Approximate LM calls per stage and the wall time they take."""
+    """Approximate LM calls per stage and the wall time they take; ``slowed_calls`` carry
+    ``demos`` demos each, each demo adding ``demo_slowdown`` of a zero-shot call."""
 
     calls: dict[str, int]
     other: dict[str, StageCost] = {}
-    call_equivalents: float
+    slowed_calls: float = 0.0
+    demos: float = 0.0
+    demo_slowdown: float = DEMO_SLOWDOWN
     seconds_per_call: float
     threads: int
     measured: bool
+
+    @property
+    def call_equivalents(self) -> float:
+        """The calls in zero-shot calls' time: demo-carrying calls count for more."""
+        return sum(self.calls.values()) + self.slowed_calls * self.demos * self.demo_slowdown
 
     @property
     def total_calls(self) -> int:
@@ -185,14 +193,11 @@ def estimate(
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     stages["router labels"] = calibration * (single + CALLS_PER_QUESTION["full"])
     slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
-    equivalents = sum(
-        calls * (1 + DEMO_SLOWDOWN * demos) if stage in slowed else calls
-        for stage, calls in stages.items()
-    )
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
         other={"reranker training": reranker} if reranker else {},
-        call_equivalents=equivalents,
+        slowed_calls=sum(calls for stage, calls in stages.items() if stage in slowed),
+        demos=demos,
         seconds_per_call=LOCAL_SECONDS_PER_CALL if local else API_SECONDS_PER_CALL,
         threads=1 if local else settings.threads,
         measured=local,

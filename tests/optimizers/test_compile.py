@@ -9,10 +9,11 @@ from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.optimizers.compile import _model_file, optimize, plan_compile
+from filingqa.optimizers.compile import _measured_speed, _model_file, optimize, plan_compile
 from filingqa.optimizers.presets import estimate, preset
 from filingqa.program.pot import ProgramOfThought
 
+from ..kit.data import judged_row
 from .compile_fakes import SPLIT, compile_small, rule_lm, small_request, write_data_dir
 
 
@@ -243,3 +244,26 @@ def test_cli_p_value_outside_0_1_is_refused(tmp_path: Path, capsys) -> None:
         with pytest.raises(SystemExit):
             main([*args, bad])
         assert "must be above 0 and at most 1" in capsys.readouterr().err
+
+
+def test_the_re_estimate_measures_a_demos_cost_from_the_prefill_speed() -> None:
+    settings = preset("bootstrap-rs", "light", local=True)
+    planned = estimate(settings, train=24, dev=40, calibration=40, local=True)
+    fast_prefill = [
+        judged_row(
+            id=f"q{i}",
+            lm_calls=2,
+            seconds=20.0,
+            prompt_tokens=2000,
+            prompt_tokens_evaluated=1000,
+            prefill_seconds=5.0,
+        )
+        for i in range(4)
+    ]
+    said = _measured_speed(fast_prefill, planned)
+    # 10 s a call; 1,000 tokens sent a call at 200 evaluated tokens/s: a demo ≈ +50%
+    assert "10.0 s per LM call here, 1,000 prompt tokens sent and 500 evaluated" in said
+    assert "at 200 tokens/s: a demo ≈ +50%" in said
+    unmeasured = [judged_row(id="q0", lm_calls=2, seconds=20.0)]
+    assert "a demo ≈" not in _measured_speed(unmeasured, planned)
+    assert _measured_speed([judged_row(id="q0", cached_calls=1)], planned) == ""
