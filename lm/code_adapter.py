@@ -12,7 +12,7 @@ from typing import Any
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
-from filingqa.lm.evidence_first import instructions, request_sections
+from filingqa.lm.evidence_first import EvidenceFirstLayout, instructions, request_sections
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
@@ -26,7 +26,7 @@ def extract_code(completion: str) -> str:
     return (match.group(1) if match else completion).strip()
 
 
-class FencedCodeAdapter(dspy.ChatAdapter):
+class FencedCodeAdapter(EvidenceFirstLayout, dspy.ChatAdapter):
     """One user message laid out like a bare prompt; the single output is a fenced block.
 
     The request is laid out evidence first (:mod:`~filingqa.lm.evidence_first`): the
@@ -44,28 +44,13 @@ class FencedCodeAdapter(dspy.ChatAdapter):
     def __init__(self) -> None:
         super().__init__(use_json_adapter_fallback=False)
 
-    def format(
-        self,
-        signature: type[dspy.Signature],
-        demos: list[dict[str, Any]],
-        inputs: dict[str, Any],
-    ) -> list[dict[str, Any]]:
-        field = _code_field(signature)
-        messages: list[dict[str, Any]] = []
-        for demo in demos:
-            if field not in demo:
-                continue
-            messages.append({"role": "user", "content": self._request(signature, demo)})
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": self.format_assistant_message_content(signature, demo),
-                }
-            )
-        messages.append({"role": "user", "content": self._request(signature, inputs)})
-        return messages
+    def lays_out(self, signature: type[dspy.Signature]) -> bool:
+        """Every code-writing request is laid out here."""
+        return True
 
-    def _request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
+    def request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
+        """The inputs, then the instructions (the output is always one fenced block)."""
+        _code_field(signature)
         sections = request_sections(signature, inputs)
         sections.append(instructions(signature))
         return "\n\n".join(sections)

@@ -82,7 +82,7 @@ class EvidenceFirstLayout:
         demos: list[dict[str, Any]],
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
-        if SHARED_FIELD not in signature.input_fields:
+        if not self.lays_out(signature):
             return super().format(signature, demos, inputs)  # type: ignore[misc]
         messages: list[dict[str, Any]] = []
         for demo in demos:
@@ -93,6 +93,11 @@ class EvidenceFirstLayout:
             messages.append({"role": "assistant", "content": content})
         messages.append({"role": "user", "content": self.request(signature, inputs)})
         return messages
+
+    def lays_out(self, signature: type[dspy.Signature]) -> bool:
+        """Whether requests for ``signature`` are laid out here: those of steps that read
+        the evidence."""
+        return SHARED_FIELD in signature.input_fields
 
     def request(self, signature: type[dspy.Signature], inputs: dict[str, Any]) -> str:
         """One request's text: inputs, instructions, outputs, the adapter's format line."""

@@ -16,6 +16,7 @@ from typing import Any
 import dspy
 import pytest
 
+from filingqa.lm.evidence_first import EvidenceFirstJSONAdapter
 from filingqa.program.financial_qa import FinancialQA
 
 from ..kit import replies
@@ -252,7 +253,7 @@ def record_requests(rules: list[Rule], inputs: dict[str, Any]) -> list[str]:
     inputs = dict(inputs)
     engine = FakeEngine(by_marker(rules))
     lm = dspy.LM("rules/test", engine=engine, cache=False, num_retries=0)
-    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=lm, adapter=EvidenceFirstJSONAdapter()):  # the embedded model's
         FinancialQA(**inputs.pop("options", {}))(**inputs)
     return sorted(serialize(request) for request in engine.requests)
 
