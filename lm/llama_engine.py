@@ -11,7 +11,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +104,7 @@ class LlamaCppEngine:
             batch = self._batch(settings)
             if batch:
                 return self._decode_together(llama, messages, settings, batch)
-            with self._measured(llama, messages) as measure:
+            with self._measured(llama, lambda: self._prompt_tokens(llama, messages)) as measure:
                 try:
                     completion = llama.create_chat_completion(messages=messages, **settings)
                 except ValueError as problem:
@@ -153,7 +153,7 @@ class LlamaCppEngine:
             top_p=settings["top_p"],
             min_p=settings["min_p"],
         )
-        with self._measured(llama, messages):
+        with self._measured(llama, lambda: prompt):
             together = decode_together(
                 llama,
                 prompt,
@@ -171,13 +171,14 @@ class LlamaCppEngine:
         return self._decoded.pop((key, mine))
 
     @contextmanager
-    def _measured(self, llama: Any, messages: list[dict[str, str]]) -> Iterator[Measure]:
-        """Around one generation: resume the best saved context first, read llama.cpp's
-        perf counters and the wall time, and save the context after."""
+    def _measured(self, llama: Any, prompt_tokens: Callable[[], list[int]]) -> Iterator[Measure]:
+        """Around one generation: resume the best saved context first (the prompt's
+        tokens are asked for only then), read llama.cpp's perf counters and the wall time,
+        and save the context after."""
         measure = Measure()
         started = time.perf_counter()
         if self._states is not None:
-            prompt = self._prompt_tokens(llama, messages)
+            prompt = prompt_tokens()
             live = llama.input_ids[: llama.n_tokens].tolist()
             best = self._states.best(prompt, live)
             if best is not None:

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from filingqa.lm.prefix_states import shared_prefix
+
 MAX_SEQUENCES = 8  # the parallel sequences the in-process context is created for
 
 Draw = int | None
@@ -172,12 +174,7 @@ def _evaluate(llama: Any, prompt: list[int]) -> int:
     """Evaluate ``prompt`` on sequence 0 after the prefix it shares with the live context
     (at least its last token, for fresh logits); returns how many tokens it evaluated."""
     live = llama.input_ids[: llama.n_tokens].tolist()
-    shared = 0
-    for a, b in zip(live, prompt, strict=False):
-        if a != b:
-            break
-        shared += 1
-    shared = min(shared, len(prompt) - 1)
+    shared = min(shared_prefix(live, prompt), len(prompt) - 1)
     llama.n_tokens = shared
     llama.eval(prompt[shared:])  # removes every cell past the shared prefix first
     return len(prompt) - shared
