@@ -8,7 +8,8 @@ requests, saved contexts and samples decoded together (:mod:`filingqa.evaluation
         [--tatqa] [--samples] [--financebench] [--limit N]
 
 --tatqa         TAT-QA dev arithmetic questions 101-120 (gold context), the program off vs on
---samples       the same questions, Program-of-Thought alone on the "on" engine, samples=1 vs 5
+--samples       the same questions, Program-of-Thought alone, samples=1 vs 5, each on its own
+                "on" engine (neither reuses the other's prompt evaluation)
 --financebench  the first 10 FinanceBench dev questions whose PDFs are present, searching the
                 FinanceBench index (``filingqa index --dataset financebench``)
 --served        the first 5 of the TAT-QA questions through ``local@URL`` (llama-cpp-python's
@@ -19,7 +20,7 @@ requests, saved contexts and samples decoded together (:mod:`filingqa.evaluation
 Prints per setting: questions, accuracy, LM calls, prompt tokens sent and evaluated,
 generated tokens, prefill s, generation s, s/question; the paired comparison (wins, losses,
 sign-test p, speed-up, evaluated-token ratio, every changed answer); seconds per step; the
-peak RSS of this process (two models loaded). Rows go to OUT/<part>/<setting>.jsonl as they
+peak RSS of this process (every model loaded). Rows go to OUT/<part>/<setting>.jsonl as they
 finish (a rerun resumes); the report to OUT/report.json.
 """
 
@@ -70,8 +71,8 @@ def main() -> None:
                 args.out / "samples",
                 records,
                 [
-                    ("samples=1", fi.ON, lms["on"], fi.pot_mode(1)),
-                    ("samples=5", fi.ON, lms["on"], fi.pot_mode(5)),
+                    ("samples=1", fi.ON, fi.local_lm(model, fi.ON), fi.pot_mode(1)),
+                    ("samples=5", fi.ON, fi.local_lm(model, fi.ON), fi.pot_mode(5)),
                 ],
             )
     if args.financebench:
@@ -94,7 +95,7 @@ def main() -> None:
         report["ask_peak_rss_gb"] = peak
         print(f"\npeak RSS of `filingqa ask` over the FinanceBench index: {peak} GB\n{said}")
     report["peak_rss_gb"] = fi.peak_rss_gb()
-    print(f"\npeak RSS of this process (both models loaded): {report['peak_rss_gb']} GB")
+    print(f"\npeak RSS of this process (every model loaded): {report['peak_rss_gb']} GB")
     fi.write_json(args.out / "report.json", report)
     print(f"report: {args.out / 'report.json'}")
 

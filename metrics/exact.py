@@ -10,6 +10,11 @@ from filingqa.metrics.numeric import BOOLEAN_POLARITY, POLAR_WORDS
 from filingqa.metrics.verdict import Verdict
 
 ARTICLES = frozenset({"a", "an", "the"})
+# Words that carry no content of their own: a part of the gold holding only these is no answer.
+FUNCTION_WORDS = frozenset(
+    "and or of to in on at by for from with as its their his her our is are was were be".split()
+)
+PART_SHARE = 2 / 3  # of the gold's content words a contiguous part must hold for half credit
 
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*%?|[^\W_]+")
 
@@ -26,8 +31,25 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
 
 
+def content_words(tokens: list[str]) -> list[str]:
+    """The tokens that are not function words."""
+    return [token for token in tokens if token not in FUNCTION_WORDS]
+
+
+def holds_most_of(gold_tokens: list[str], pred_tokens: list[str]) -> bool:
+    """Whether the prediction is a contiguous run of the gold's tokens holding at least
+    ``PART_SHARE`` of the gold's content words ("modified retrospective" of "the modified
+    retrospective method")."""
+    gold_content = content_words(gold_tokens)
+    if not pred_tokens or not gold_content or not _contains(gold_tokens, pred_tokens):
+        return False
+    return len(content_words(pred_tokens)) >= PART_SHARE * len(gold_content)
+
+
 def exact_verdict(gold: str, prediction: str, category: AnswerCategory) -> Verdict:
-    """1 when the normalized gold equals or occurs in the prediction, else 0.
+    """1 when the normalized gold equals or occurs in the prediction; 0.5 (never 1) when the
+    prediction is a contiguous part of the gold holding two thirds of its content words;
+    else 0.
 
     For a yes/no gold with more than its polarity, a prediction agreeing on the polarity
     alone (an opening "True"/"False" read as yes/no) gets 0.5: the supporting detail cannot
@@ -40,6 +62,9 @@ def exact_verdict(gold: str, prediction: str, category: AnswerCategory) -> Verdi
         return Verdict(
             score=1, reason="no LLM: normalized gold found in the prediction", stage="exact"
         )
+    if category != "yes_no" and holds_most_of(gold_tokens, pred_tokens):
+        reason = "no LLM: the prediction is a contiguous part of the gold with most of its words"
+        return Verdict(score=0.5, reason=reason, stage="exact")
     polarity = gold_tokens[0]
     said = [BOOLEAN_POLARITY.get(token, token) for token in pred_tokens[:1]]
     if category == "yes_no" and polarity in POLAR_WORDS and said == [polarity]:

@@ -120,6 +120,14 @@ GATED_CASES: list[tuple[str, str, str | None, float]] = [
     ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
     ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
     ("It was 24", "24", "explanation", 1),
+    # a contiguous part of the gold with two thirds of its content words: half, never 1
+    ("modified retrospective", "the modified retrospective method", None, 0.5),
+    ("The Modified Retrospective", "the modified retrospective method", None, 0.5),
+    ("retrospective", "the modified retrospective method", None, 0),  # one of three words
+    ("modified method", "the modified retrospective method", None, 0),  # not contiguous
+    ("of the", "the modified retrospective method", None, 0),
+    ("cost of revenue", "cost of revenue and operating expenses", "span", 0),  # 2 of 4
+    ("cost of revenue and operating", "cost of revenue and operating expenses", "span", 0.5),
 ]
 
 
