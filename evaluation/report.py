@@ -2,9 +2,9 @@
 
 Reads ``results.json`` and the ``<setting>.jsonl`` rows next to it; shows each setting's
 accuracy (and the official dataset metrics), cost and gold-page hit rate, accuracy by answer
-type and by question type, accuracy against LM calls per setting, failure classes
-(:mod:`~filingqa.evaluation.failure_classes`) per setting, and every question's trace in
-click-to-open ``<details>`` elements.
+type (with the official metrics per type) and by question type, accuracy against LM calls
+per setting, failure classes (:mod:`~filingqa.evaluation.failure_classes`) per setting, and
+every question's trace in click-to-open ``<details>`` elements.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from typing import Any
 
 from filingqa.evaluation.failure_classes import CLASS_NAMES, FailureClass, classify
 from filingqa.evaluation.runner import Row, read_rows
-from filingqa.evaluation.summary import COST_COLUMNS, Summary, cost_cells, format_official
+from filingqa.evaluation.summary import (
+    COST_COLUMNS,
+    Summary,
+    cost_cells,
+    format_official,
+    summarize,
+)
 from filingqa.evaluation.svg_charts import grouped_bars, scatter
 
 _STYLE = """
@@ -55,7 +61,10 @@ def write_html_report(
     sections = [
         _header(results),
         _section("Settings", _summary_table(results.get("summaries", {}))),
-        _section("Accuracy by answer type", _by_category(rows, lambda row: row.answer_type)),
+        _section(
+            "Accuracy by answer type",
+            _by_category(rows, lambda row: row.answer_type) + _official_by_answer_type(rows),
+        ),
         _section("Accuracy by question type", _by_category(rows, lambda row: row.question_type)),
         _section("Accuracy vs LM calls per question", _accuracy_vs_calls(results)),
         _section("Failure classes", _failures(rows, manual or {})),
@@ -137,6 +146,24 @@ def _by_category(rows: dict[str, list[Row]], category: Callable[[Row], str]) -> 
         for kind, by_setting in sorted(scores.items())
     }
     return grouped_bars(groups, maximum=1.0, percent=True) if groups else "<p>not labelled</p>"
+
+
+def _official_by_answer_type(rows: dict[str, list[Row]]) -> str:
+    """A table per answer type and setting: questions, strict accuracy and the official
+    metrics beside it (empty when no row has an official metric)."""
+    lines = []
+    for setting, setting_rows in rows.items():
+        summary = summarize(setting_rows)
+        for kind, accuracy in summary.by_answer_type.items():
+            official = format_official(summary.official_by_answer_type.get(kind, {}))
+            count = sum(row.answer_type == kind for row in setting_rows)
+            cells = [kind, setting, str(count), f"{accuracy:.1%}", official or "-"]
+            lines.append((kind, "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>"))
+    if not any(row.official for found in rows.values() for row in found):
+        return ""
+    head = "".join(f"<th>{c}</th>" for c in ("answer type", "setting", "n", "accuracy", "official"))
+    body = "".join(line for _, line in sorted(lines, key=lambda item: item[0]))
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _accuracy_vs_calls(results: dict[str, Any]) -> str:

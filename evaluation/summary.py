@@ -19,7 +19,8 @@ class Summary(BaseModel):
     retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
     ``by_question_type``: accuracy per dataset question type, over the rows that have one.
     ``official``: each official dataset metric's mean over the rows that have it (e.g.
-    ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none).
+    ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none);
+    ``official_by_answer_type`` the same per answer type.
     ``prompt_tokens`` .. ``generation_seconds``: means per question of the rows' cost figures
     (:class:`~filingqa.evaluation.runner.Row`), over the rows that record them (None: none do).
     """
@@ -36,6 +37,7 @@ class Summary(BaseModel):
     cached_calls: int = 0
     retrieval_hit_rate: float | None = None
     official: dict[str, float] = {}
+    official_by_answer_type: dict[str, dict[str, float]] = {}
     prompt_tokens: float | None = None
     prompt_tokens_evaluated: float | None = None
     generated_tokens: float | None = None
@@ -68,10 +70,10 @@ def summarize(rows: list[Row]) -> Summary:
             errors=0,
             by_answer_type={},
         )
-    by_type: dict[str, list[float]] = defaultdict(list)
+    by_type: dict[str, list[Row]] = defaultdict(list)
     by_question: dict[str, list[float]] = defaultdict(list)
     for row in rows:
-        by_type[row.answer_type].append(row.score)
+        by_type[row.answer_type].append(row)
         if row.question_type:
             by_question[row.question_type].append(row.score)
     hits = [r.gold_retrieved for r in rows if r.gold_retrieved is not None]
@@ -83,11 +85,18 @@ def summarize(rows: list[Row]) -> Summary:
         seconds=statistics.mean(r.seconds for r in rows),
         outcomes=dict(Counter(r.outcome for r in rows)),
         errors=sum(r.error is not None for r in rows),
-        by_answer_type={t: statistics.mean(s) for t, s in sorted(by_type.items())},
+        by_answer_type={
+            kind: statistics.mean(r.score for r in typed) for kind, typed in sorted(by_type.items())
+        },
         by_question_type={t: statistics.mean(s) for t, s in sorted(by_question.items())},
         cached_calls=sum(r.cached_calls for r in rows),
         retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
         official=_official_means(rows),
+        official_by_answer_type={
+            kind: means
+            for kind, typed in sorted(by_type.items())
+            if (means := _official_means(typed))
+        },
         **{figure: _mean_recorded(rows, figure) for figure in COST_FIGURES},
     )
 
@@ -113,6 +122,23 @@ OFFICIAL_NAMES = {"tatqa_em": "EM", "tatqa_f1": "F1", "finqa_exe": "exe acc"}
 def format_official(official: dict[str, float]) -> str:
     """Official metric means as ``EM 68.0% F1 70.1%`` (empty for none)."""
     return " ".join(f"{OFFICIAL_NAMES.get(k, k)} {v:.1%}" for k, v in official.items())
+
+
+def format_by_answer_type(summaries: dict[str, Summary]) -> str:
+    """One line per answer type and setting: the strict accuracy and, beside it, the
+    official metrics over that type's rows (empty when no setting has several types)."""
+    kinds = sorted({kind for s in summaries.values() for kind in s.by_answer_type})
+    if len(kinds) < 2:
+        return ""
+    width = max(map(len, summaries), default=0)
+    lines = ["by answer type (strict accuracy, official metrics):"]
+    for kind in kinds:
+        for name, s in summaries.items():
+            if kind in s.by_answer_type:
+                official = format_official(s.official_by_answer_type.get(kind, {}))
+                accuracy = f"{s.by_answer_type[kind]:>6.1%}"
+                lines.append(f"  {kind:<12}{name:<{width}}  {accuracy}  {official}".rstrip())
+    return "\n".join(lines)
 
 
 def cost_cells(summary: Summary) -> list[str]:

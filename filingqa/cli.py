@@ -354,7 +354,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         check_slice,
         run_evaluation,
     )
-    from filingqa.evaluation.summary import format_table
+    from filingqa.evaluation.summary import format_by_answer_type, format_table
     from filingqa.lm.backbone import get_lm
 
     modes = _comma_list(args.mode)
@@ -392,6 +392,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         f"where={settings.where or '-'}"
     )
     print(format_table(summaries))
+    if by_type := format_by_answer_type(summaries):
+        print(by_type)
     written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
     print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
     return 0

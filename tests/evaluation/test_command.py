@@ -17,7 +17,7 @@ from filingqa.evaluation.command import (
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
 from filingqa.evaluation.runner import Row, read_rows
-from filingqa.evaluation.summary import format_table, summarize
+from filingqa.evaluation.summary import format_by_answer_type, format_table, summarize
 
 from ..kit.data import judged_row, write_financebench
 from ..kit.passages import ListSearch
@@ -71,6 +71,7 @@ def test_official_metrics_and_question_types_are_summarized_over_the_rows_that_h
         ]
     )
     assert summary.official == {"tatqa_em": 0.5, "tatqa_f1": 0.75}
+    assert summary.official_by_answer_type == {"number": {"tatqa_em": 0.5, "tatqa_f1": 0.75}}
     assert summary.by_question_type == {"table": 1.0, "text": 1.0}
     header, line = format_table({"program": summary}).splitlines()
     assert "official" in header and "EM 50.0% F1 75.0%" in line
@@ -347,3 +348,22 @@ def test_a_slice_of_another_dataset_fails_the_check(
     )
     with pytest.raises(ValueError, match="slice finqa-dev-report is of finqa:dev, not tatqa:dev"):
         check_slice(other)
+
+
+def test_by_answer_type_lines_give_the_official_metrics_beside_the_strict_accuracy() -> None:
+    def row(n: int, score: float, kind: str, f1: float) -> Row:
+        official = {"tatqa_em": score, "tatqa_f1": f1}
+        return judged_row(id=str(n), score=score, answer_type=kind, official=official)
+
+    summaries = {
+        "direct": summarize([row(1, 0, "span", 0.5), row(2, 1, "number", 1.0)]),
+        "program": summarize([row(1, 1, "span", 1.0), row(2, 0, "number", 0.0)]),
+    }
+    lines = format_by_answer_type(summaries).splitlines()
+    assert lines[1:] == [
+        "  number      direct   100.0%  EM 100.0% F1 100.0%",
+        "  number      program    0.0%  EM 0.0% F1 0.0%",
+        "  span        direct     0.0%  EM 0.0% F1 50.0%",
+        "  span        program  100.0%  EM 100.0% F1 100.0%",
+    ]
+    assert format_by_answer_type({"direct": summarize([row(1, 0, "span", 0.5)])}) == ""

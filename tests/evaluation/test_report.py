@@ -62,6 +62,9 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     # the settings table gives the official metric beside the judge's accuracy
     assert "<td>pot</td><td>4</td><td>75.0%</td><td>EM 75.0% F1 75.0%</td>" in html
     assert "table (n=2)" in html and "text (n=2)" in html
+    # the official metrics per answer type, beside the strict accuracy
+    assert "<td>span</td><td>pot</td><td>2</td><td>50.0%</td><td>EM 50.0% F1 50.0%</td>" in html
+    assert "<td>number</td><td>direct</td><td>2</td><td>0.0%</td><td>EM 0.0% F1 0.0%</td>" in html
     # one trace per row, nested under its setting, with the working escaped
     assert html.count("<details>") == 2 + 8
     assert "What was &lt;b&gt;item&lt;/b&gt; 1?" in html and "<b>item</b>" not in html
