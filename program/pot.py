@@ -46,8 +46,9 @@ class ProgramOfThought(dspy.Module):
     column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
     further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` beside the greedy one
     (all requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine
-    that can decodes them as one batch), each is run and repaired on its own, and the value
-    most programs agree on wins; ties go to the earliest sample.
+    that can decodes them as one batch), each is run, and the value most programs agree on
+    wins; ties go to the earliest sample. The greedy program is repaired and revised as
+    needed; a sample only while that could still change the winning value.
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
@@ -88,10 +89,11 @@ class ProgramOfThought(dspy.Module):
         with dspy.context(adapter=FencedCodeAdapter()):
             with sampled_together(range(1, self.samples), temperature=SAMPLE_TEMPERATURE):
                 programs = [self._write(question, evidence, formula, c) for c in configs]
-            chains = [
-                self._solve(question, evidence, formula, config, sample, program)
-                for sample, (config, program) in enumerate(zip(configs, programs, strict=True))
+            tasks = [
+                _Task(question, evidence, formula, config, sample)
+                for sample, config in enumerate(configs)
             ]
+            chains = self._solve_votes(tasks, programs)
         finals = [chain[-1] for chain in chains]
         chosen, votes = _majority(finals)
         return dspy.Prediction(
@@ -145,29 +147,46 @@ class ProgramOfThought(dspy.Module):
             question=question, evidence=evidence, formula=formula, config=config
         ).program
 
-    def _solve(
-        self,
-        question: str,
-        evidence: str,
-        formula: str | None,
-        config: dict[str, Any],
-        sample: int,
-        program: str,
-    ) -> list[Attempt]:
-        """``program`` run, and up to ``max_repairs`` repairs of it."""
-        attempts = [self._run(program, sample)]
+    def _solve_votes(self, tasks: list[_Task], programs: list[str]) -> list[list[Attempt]]:
+        """Each program run; the greedy one (the first) repaired and revised as needed, and
+        a sample only while its repair or revision could still change the majority value.
+
+        A sample whose program runs and passes the checks needs no LM call. The others are
+        solved in order until the leading value is ahead of every other by more than the
+        samples left unsolved: whatever they would give, the chosen value stays.
+        """
+        chains = [
+            [self._run(program, task.sample)] for task, program in zip(tasks, programs, strict=True)
+        ]
+        chains[0] = self._solve(tasks[0], chains[0][0])
+        pending = [i for i in range(1, len(tasks)) if not self._settled(tasks[i], chains[i][0])]
+        for left, index in enumerate(pending):
+            if _lead([chain[-1] for chain in chains], skip=pending[left:]) > len(pending) - left:
+                break
+            chains[index] = self._solve(tasks[index], chains[index][0])
+        return chains
+
+    def _settled(self, task: _Task, attempt: Attempt) -> bool:
+        """Whether ``attempt`` ran and every check switched on passes it (no call needed)."""
+        ok = attempt.execution.ok
+        return ok and not any(
+            check(attempt.program, task.evidence, task.question)[0] for check in self._checks()
+        )
+
+    def _solve(self, task: _Task, first: Attempt) -> list[Attempt]:
+        """``first`` and up to ``max_repairs`` repairs of it, then the checks' revisions."""
+        attempts = [first]
         while not attempts[-1].execution.ok and len(attempts) <= self.max_repairs:
             failed = attempts[-1]
             program = self.repair(
-                question=question,
-                evidence=evidence,
-                formula=formula,
+                question=task.question,
+                evidence=task.evidence,
+                formula=task.formula,
                 failed_program=failed.program,
                 error=failed.execution.feedback(),
-                config=config,
+                config=task.config,
             ).program
-            attempts.append(self._run(program, sample))
-        task = _Task(question, evidence, formula, config, sample)
+            attempts.append(self._run(program, task.sample))
         for check in self._checks():
             attempts += self._checked_revision(task, attempts[-1], check)
         return attempts
@@ -248,6 +267,17 @@ def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:
     best = max(counts.values())
     winner = next(key for key in keys if key is not None and counts[key] == best)
     return finals[keys.index(winner)], best
+
+
+def _lead(finals: list[Attempt], skip: list[int]) -> int:
+    """How many more votes the leading value has than the next, leaving out ``skip``."""
+    counts = Counter(
+        _vote_key(a.execution.value)
+        for i, a in enumerate(finals)
+        if a.execution.ok and i not in skip
+    )
+    top = [*sorted(counts.values(), reverse=True), 0, 0]
+    return top[0] - top[1]
 
 
 def _vote_key(value: Answer | None) -> str:

@@ -195,12 +195,48 @@ def test_bare_pot_does_not_check_cells(scripted_lm) -> None:
 def test_every_program_of_a_self_consistency_vote_is_written_under_one_batch_hint() -> None:
     seen: list[Draws | None] = []
 
+    programs = iter(["result = 2", "result = 1 / 0", "result = 3", "result = 3"])
+
     def respond(request: Request) -> str:
         seen.append(draws_together())
-        return fenced("result = 1 / 0") if len(seen) == 2 else fenced("result = 2")
+        return fenced(next(programs))
 
     with dspy.context(lm=fake_lm(respond)):
-        ProgramOfThought(samples=3, max_repairs=1)(question="Q?", evidence="E")
+        prediction = ProgramOfThought(samples=3, max_repairs=1)(question="Q?", evidence="E")
     hint = Draws(seeds=(1, 2), temperature=SAMPLE_TEMPERATURE, greedy=True)
     assert seen[:3] == [hint, hint, hint]  # the greedy program and both samples, first
     assert seen[3:] == [None]  # the failed sample's repair is asked on its own
+    assert (prediction.value, prediction.votes) == (3, 2)
+
+
+def test_a_failed_sample_is_not_repaired_when_its_vote_cannot_change_the_value(
+    scripted_lm,
+) -> None:
+    lm = scripted_lm(
+        [fenced("result = 2"), fenced("result = 1 / 0"), fenced("result = 2"), fenced("x")]
+    )
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=3, max_repairs=2)(question="Q?", evidence="E")
+    assert lm.engine.calls == 3  # 2 votes to none with one sample left: no repair asked
+    assert (prediction.value, prediction.votes) == (2, 2)
+    assert not prediction.finals[1].execution.ok
+
+
+def test_samples_are_repaired_in_order_until_the_lead_is_safe(scripted_lm) -> None:
+    programs = ["result = 1 / 0", "result = 4", "result = 1 / 0", "result = 1 / 0"]
+    repairs = ["result = 4", "result = 4"]  # the greedy's, then the first failed sample's
+    lm = scripted_lm([fenced(p) for p in programs + repairs])
+    with dspy.context(lm=lm):
+        prediction = ProgramOfThought(samples=4, max_repairs=1)(question="Q?", evidence="E")
+    # greedy repaired (4), sample 1 gave 4: lead 2 = samples left 2, so sample 2 is
+    # repaired (4); then lead 3 > 1 left, and sample 3 is not
+    assert lm.engine.calls == 6
+    assert [len(chain) for chain in _chains(prediction)] == [2, 1, 2, 1]
+    assert (prediction.value, prediction.votes) == (4, 3)
+
+
+def _chains(prediction: dspy.Prediction) -> list[list[object]]:
+    by_sample: dict[int, list[object]] = {}
+    for attempt in prediction.attempts:
+        by_sample.setdefault(attempt.sample, []).append(attempt)
+    return [by_sample[sample] for sample in sorted(by_sample)]
