@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from filingqa.checks.answer_checks import CheckReport
+from filingqa.checks.quotes import CheckedQuote
 from filingqa.checks.refusal import is_refusal
 from filingqa.lm.faults import Fault
 from filingqa.program.verification import Verdict
@@ -16,13 +17,15 @@ from filingqa.sandbox.outcome import Answer
 
 class Draft(BaseModel):
     """One answer attempt: the answer, the executed program and its value (PoT), the
-    passages it was drafted from, the automatic checks, the verdict, problems and faults."""
+    passages it was drafted from, the quotes it was taken from (extracted answers), the
+    automatic checks, the verdict, problems and faults."""
 
-    path: Literal["pot", "cot"]
+    path: Literal["pot", "cot", "quote", "decide"]
     answer: str
     value: Answer | None = None
     program: str = ""
     passages: list[Passage]
+    quotes: list[CheckedQuote] = Field(default_factory=list)
     checks: CheckReport | None = None
     verdict: Verdict | None = None
     problems: list[str] = Field(default_factory=list)

@@ -17,7 +17,7 @@ from filingqa.program.draft import Draft
 from filingqa.program.question_state import QuestionState
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
-from filingqa.router.rule import RoutingDecision
+from filingqa.router.rule import ReasoningPath, RoutingDecision
 from filingqa.sandbox.outcome import Answer
 
 Outcome = Literal["answered", "unverified", "refused", "error"]
@@ -47,7 +47,7 @@ class FinalAnswer(BaseModel):
     value: Answer | None = None
     unit: str | None = None
     working: str = ""
-    path: Literal["pot", "cot"] = "pot"
+    path: ReasoningPath = "pot"
     citations: list[Citation] = Field(default_factory=list)
     evidence: list[Passage] = Field(default_factory=list, description="what it was answered from")
     interpretations: list[ReadingAnswer] = Field(default_factory=list)
@@ -94,9 +94,8 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
         answer, outcome, reason = review.answer, _reviewed(review), review.reason
     citations = _citations(draft)
     cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
-    shown = (
-        display_value(answer, state.question, draft.value, cited) if draft.path == "pot" else answer
-    )
+    stated = draft.path != "pot" or state.route.asks != "value"  # words, not a bare value
+    shown = answer if stated else display_value(answer, state.question, draft.value, cited)
     evidence = f"{state.question}\n{render(draft.passages)}"
     invented = unsupported_numbers(shown, evidence, draft.computed())
     if invented:
@@ -146,7 +145,15 @@ def _confidence(outcome: Outcome, draft: Draft) -> float:
 
 
 def _citations(draft: Draft) -> list[Citation]:
-    if draft.path == "pot" and draft.program:
+    if draft.quotes:
+        located = [q.location for q in draft.quotes if q.location is not None]
+        ids = list(dict.fromkeys(location.passage_id for location in located))
+        by_id = {p.id: p for p in draft.passages}
+        return [
+            Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
+            for p in (by_id[i] for i in ids if i in by_id)
+        ]
+    if draft.path in ("pot", "decide") and draft.program:
         return cite(draft.program, draft.passages)
     return [
         Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)

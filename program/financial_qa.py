@@ -3,11 +3,13 @@
 ambiguity check (questions with a cue) ──► one run per reading (concurrently) ──► aggregate
       │ none
       ▼
-route (PoT or CoT; single pass or the full loop)
+route (answer form → PoT, CoT, quotes or yes/no; single pass or the full loop)
       ▼
 evidence: given passages (gold context) or Multi-HyDE search + curation
       ▼
-reason (PoT in the sandbox / CoT) ──► verify ──► REJECT: refine, retrieve, again (≤ K)
+answer form decided over the evidence (when the wording leaves it open)
+      ▼
+reason (PoT / CoT / quotes / yes-no) ──► verify ──► REJECT: refine, retrieve, again (≤ K)
       ▼
 anti-refusal review ──► FinalAnswer (value, working, citations, confidence, trace)
 
@@ -42,6 +44,7 @@ from filingqa.checks.refusal import is_refusal
 from filingqa.lm.faults import attempt, fault_of
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.ambiguity import AmbiguityCheck
+from filingqa.program.answer_form import AnswerFormDecision, FormChoice
 from filingqa.program.anti_refusal import AntiRefusal
 from filingqa.program.draft import Draft
 from filingqa.program.evidence_gatherer import EvidenceGatherer
@@ -86,6 +89,10 @@ class FinancialQA(dspy.Module):
 
     ``sign_check``, ``cell_check`` and ``formula_notes`` switch the deterministic aids of
     the program writer (:class:`~filingqa.program.reasoning_loop.ReasoningLoop`).
+    ``answer_forms`` chooses how the answer's form (computed, looked-up, span, list, count,
+    yes/no, explanation) picks the path: ``"off"`` leaves PoT or CoT to the keyword rule,
+    ``"guess"`` follows the wording's guess, ``"decide"`` asks the LM where the guess is
+    unsure (:class:`~filingqa.program.answer_form.AnswerFormDecision`).
     """
 
     def __init__(
@@ -101,9 +108,11 @@ class FinancialQA(dspy.Module):
         sign_check: bool = True,
         cell_check: bool = True,
         formula_notes: bool = True,
+        answer_forms: FormChoice = "off",
     ) -> None:
         super().__init__()
         self.ambiguity = AmbiguityCheck()
+        self.form = AnswerFormDecision(answer_forms)
         self.gather = EvidenceGatherer(hypotheses=hypotheses, k=k)
         self.reason = ReasoningLoop(
             max_rounds=max_rounds,
@@ -169,11 +178,12 @@ class FinancialQA(dspy.Module):
                 return halted
         if not len(state.evidence):
             return stopped(question, "refused", "no evidence: the search found no passages", trace)
+        self.form(state)
         draft = self.reason(state, refine=self.gather.refine)
         return self._final_answer(state, draft)
 
     def _route(self, question: str, trace: Trace) -> RoutingDecision:
-        route = self.router(question)
+        route = self.form.guessed(question, self.router(question), trace)
         trace.steps.append(
             Step(name="route", note=f"{route.path}, full loop: {route.full_loop}; {route.reason}")
         )

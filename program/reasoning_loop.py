@@ -1,7 +1,7 @@
 """The reason-verify-revise loop: draft an answer over the question's evidence, verify it,
 and revise it with the verifier's reasons, up to ``max_rounds`` rounds.
 
-reason (PoT in the sandbox / CoT) ──► verify ──► REJECT: refine the evidence, revise (≤ K)
+reason (PoT in the sandbox / CoT / quotes / yes-no) ──► verify ──► REJECT: refine, revise (≤ K)
 
 A single pass drafts once and does not verify. A context overflow halves the evidence and
 retries the round; any other reasoning fault ends the loop with a draft carrying the fault;
@@ -20,14 +20,22 @@ from filingqa.checks.formulas import formula_note
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step
 from filingqa.program.draft import Draft
+from filingqa.program.extraction import Extraction
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState
 from filingqa.program.verification import Verdict, Verifier
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render, within_budget
+from filingqa.router.answer_form import names_computation
 from filingqa.signatures.cot import AnswerFromEvidence
+from filingqa.signatures.extract import StateComputedAnswer
 
 DEFAULT_ROUNDS = 3
+STATEMENT_TOKENS = 96  # one sentence stating a computed direction
+CHOICE_NOTE = (
+    "The question asks which one: compare the figures in the program and set result to the "
+    "winner's name or year as a string (result = '2019'), not to its value."
+)
 SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
 REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
 
@@ -59,6 +67,8 @@ class ReasoningLoop(dspy.Module):
             raise ValueError("max_rounds must be at least 1")
         self.pot = ProgramOfThought(samples=samples, check_signs=sign_check, check_cells=cell_check)
         self.cot = dspy.Predict(AnswerFromEvidence)
+        self.extract = Extraction()
+        self.state_answer = dspy.Predict(StateComputedAnswer, max_tokens=STATEMENT_TOKENS)
         self.verifier = Verifier()
         self.max_rounds = max_rounds
         self.formula_notes = formula_notes
@@ -91,15 +101,15 @@ class ReasoningLoop(dspy.Module):
         evidence and retries (at most ``SHRINKS`` times), any other fault ends the round
         with an empty draft carrying the fault."""
         path = state.route.path
+        reason = {"pot": self._pot, "cot": self._cot, "quote": self._quote, "decide": self._decide}
         budget = state.evidence.capacity_chars
         for shrink in range(SHRINKS + 1):
             passages = within_budget(state.evidence.passages(), state.question, budget)
-            reason = self._cot if path == "cot" else self._pot
             draft = attempt(
                 state.trace,
                 f"reason {number}",
-                partial(reason, state.question, passages, previous),
-                typed=path == "cot",
+                partial(reason[path], state, passages, previous),
+                typed=path != "pot",
             )
             if not isinstance(draft, Fault):
                 return draft
@@ -110,11 +120,14 @@ class ReasoningLoop(dspy.Module):
             state.trace.steps[-1].note += retried
         raise AssertionError("unreachable")
 
-    def _pot(self, question: str, passages: list[Passage], previous: Draft | None) -> Draft:
+    def _pot(self, state: QuestionState, passages: list[Passage], previous: Draft | None) -> Draft:
         """A program for the question, or a revision of the previous one for what the
-        verifier held against it; run in the sandbox and checked."""
-        evidence = render(passages)
-        formula = formula_note(question, evidence) if self.formula_notes else None
+        verifier held against it; run in the sandbox and checked. A question asking which
+        one wins has the program name it; one asking a direction gets it stated."""
+        question, evidence = state.question, render(passages)
+        notes = [formula_note(question, evidence) if self.formula_notes else None]
+        notes.append(CHOICE_NOTE if state.route.asks == "choice" else None)
+        formula = " ".join(note for note in notes if note) or None
         feedback = previous.feedback() if previous is not None else ""
         if feedback and previous is not None and previous.program:
             out = self.pot.revise(question, evidence, previous.program, feedback, formula)
@@ -122,9 +135,12 @@ class ReasoningLoop(dspy.Module):
             out = self.pot(question=question, evidence=evidence, formula=formula)
         checks = automatic_checks(out.program, out.value, passages)
         problems = [] if out.execution.ok else [out.execution.feedback()]
+        answer = out.answer
+        if state.route.asks == "direction" and out.execution.ok and answer:
+            answer = self.state_answer(question=question, working=out.program, result=answer).answer
         return Draft(
             path="pot",
-            answer=out.answer,
+            answer=answer,
             value=out.value,
             program=out.program,
             passages=passages,
@@ -132,8 +148,9 @@ class ReasoningLoop(dspy.Module):
             problems=list(dict.fromkeys([*problems, *checks.problems])),
         )
 
-    def _cot(self, question: str, passages: list[Passage], previous: Draft | None) -> Draft:
+    def _cot(self, state: QuestionState, passages: list[Passage], previous: Draft | None) -> Draft:
         """An answer in words, told why the previous one was rejected."""
+        question = state.question
         feedback = previous.feedback() if previous is not None else ""
         asked = (
             f"{question}\n(An earlier answer was rejected: {feedback})" if feedback else question
@@ -146,6 +163,31 @@ class ReasoningLoop(dspy.Module):
             passages=passages,
             checks=checks,
             problems=checks.problems,
+        )
+
+    def _quote(
+        self, state: QuestionState, passages: list[Passage], previous: Draft | None
+    ) -> Draft:
+        """Quoted from the evidence (a figure, a span, a list, a count), told why the
+        previous answer was rejected."""
+        form = state.route.form or "span"
+        rejected = previous.feedback() if previous is not None else ""
+        return self.extract(state.question, passages, form, rejected=rejected)
+
+    def _decide(
+        self, state: QuestionState, passages: list[Passage], previous: Draft | None
+    ) -> Draft:
+        """Yes or no from a deciding figure: computed by a program first when the question
+        names a computation, else quoted."""
+        if not names_computation(state.question):
+            return self.extract(state.question, passages, "yes_no")
+        computed = self._pot(state, passages, previous)
+        if not computed.answer:
+            return computed
+        result = f"{computed.answer} (computed by: {computed.program.strip()})"
+        decided = self.extract(state.question, passages, "yes_no", computed=result)
+        return decided.model_copy(
+            update={"value": computed.value, "program": computed.program, "checks": computed.checks}
         )
 
     def _verify(self, number: int, state: QuestionState, draft: Draft) -> None:

@@ -15,22 +15,11 @@ item or year wins ("which segment had the highest growth?") wants its name.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-AnswerForm = Literal["computed", "looked_up", "span", "list", "count", "yes_no", "explanation"]
-ANSWER_FORMS: tuple[AnswerForm, ...] = (
-    "computed",
-    "looked_up",
-    "span",
-    "list",
-    "count",
-    "yes_no",
-    "explanation",
-)
-Asks = Literal["value", "direction", "choice"]
-"""What a computed answer must state: the value, a direction with it, or the winner's name."""
+from filingqa.router.rule import ReasoningPath, RoutingDecision
+from filingqa.signatures.answer_form import AnswerForm, Asks
 
 _EXPLANATION = re.compile(
     r"^\s*(why\b|explain|describe|summari[sz]e|discuss|how (does|do|did|has|have|is|are|was|were)"
@@ -153,3 +142,33 @@ def _asks(question: str) -> Asks:
     if _CHOICE.search(question):
         return "choice"
     return "value"
+
+
+PATHS: dict[AnswerForm, ReasoningPath] = {
+    "computed": "pot",
+    "looked_up": "quote",
+    "span": "quote",
+    "list": "quote",
+    "count": "quote",
+    "yes_no": "decide",
+    "explanation": "cot",
+}
+"""The reasoning path each answer form takes."""
+
+
+def with_form(route: RoutingDecision, form: AnswerForm, asks: Asks, why: str) -> RoutingDecision:
+    """``route`` sent down the path of ``form``, saying ``why``."""
+    return route.model_copy(
+        update={
+            "path": PATHS[form],
+            "form": form,
+            "asks": asks,
+            "reason": f"{route.reason}; answer form {form} ({why})",
+        }
+    )
+
+
+def names_computation(question: str) -> bool:
+    """Whether ``question`` names a computation (a ratio, a change, a margin …): a yes/no
+    question about one is decided by the computed figure."""
+    return bool(_COMPUTED.search(_LEADING_PHRASE.sub("", question)))

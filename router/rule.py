@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from filingqa.signatures.answer_form import AnswerForm, Asks
+
 _COMPUTATION = re.compile(
     r"\b(change|growth|grew|increase|decrease|ratio|margin|percent(age)?|average|total|"
     r"sum|difference|cagr|rate|per share|how (much|many)|what (was|is|were|are) the (amount|"
@@ -31,13 +33,21 @@ _COMPARISON = re.compile(
 _YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
 
 
-class RoutingDecision(BaseModel):
-    """The path for one question, and who decided it."""
+ReasoningPath = Literal["pot", "cot", "quote", "decide"]
+"""How a draft is made: a program, words, quotes from the evidence, a yes/no decision."""
 
-    path: Literal["pot", "cot"]
+
+class RoutingDecision(BaseModel):
+    """The path for one question, and who decided it; with answer forms on, the form the
+    answer takes and what a computed answer must state
+    (:mod:`~filingqa.router.answer_form`)."""
+
+    path: ReasoningPath
     full_loop: bool
     source: Literal["rule", "lightgbm", "fixed"]
     reason: str
+    form: AnswerForm | None = None
+    asks: Asks = "value"
 
 
 def route_by_rule(question: str) -> RoutingDecision:

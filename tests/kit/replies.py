@@ -18,6 +18,11 @@ REFINE = "Write new search questions"
 COT = "in a sentence or two"
 REVIEW = "A draft answer refused"
 AGGREGATE = "Combine the answers to each reading"
+FORM = "Decide what form the answer"
+QUOTE = "copying the shortest words of the evidence"
+ITEMS = "Answer with every item the question asks for"
+DECIDE = "Decide a yes/no question from the evidence"
+STATE = "State a computed result in the form the question asks for"
 
 ACCEPT = {"reasons": ["inputs match the table"], "missing": "", "verdict": "ACCEPT"}
 CONFIRM_REFUSAL = {"decision": "refuse", "answer": "the evidence does not state it"}

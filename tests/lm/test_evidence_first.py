@@ -115,6 +115,8 @@ def sample_value(field: str, annotation: Any, step: str, index: int) -> Any:
         return index + 2
     if get_origin(annotation) is list and get_args(annotation) == (str,):
         return [f"{label}, first", f"{label}, second"]
+    if get_origin(annotation) is Literal:
+        return get_args(annotation)[index % len(get_args(annotation))]
     pytest.fail(f"no sample value for {label} of type {annotation!r}: add one")
 
 

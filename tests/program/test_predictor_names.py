@@ -22,8 +22,8 @@ def test_named_predictors_lists_each_predictor_once() -> None:
     qa = FinancialQA()
     named = qa.named_predictors()
     names = [name for name, _ in named]
-    assert len(names) == len(set(names)) == 13
-    assert len({id(predictor) for _, predictor in named}) == 13
+    assert len(names) == len(set(names)) == 18
+    assert len({id(predictor) for _, predictor in named}) == 18
     assert dict(named)["reason.pot.write"] is qa.pot.write  # ``qa.pot`` is no second path
 
 

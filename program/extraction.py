@@ -1,0 +1,154 @@
+"""Answers taken from the evidence rather than computed: a looked-up figure or a span quoted
+verbatim, a list of such quotes, a count of quoted items, and a yes/no decided by a quoted
+(or computed) figure.
+
+quote ──► check it occurs in the evidence, is short, is not a whole passage
+   │ rejected: ask again, told why (≤ ``retries``) ──► still rejected: marked, not hidden
+   ▼
+list: every item checked, duplicates merged · count: the number of quoted items
+yes/no: the deciding figure or words checked first; without them no yes or no is given
+"""
+
+from __future__ import annotations
+
+import dspy
+
+from filingqa.checks.quotes import MAX_QUOTE_WORDS, CheckedQuote, check_quote, merged
+from filingqa.core.numbers import extract_numbers
+from filingqa.program.draft import Draft
+from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render
+from filingqa.signatures.answer_form import AnswerForm
+from filingqa.signatures.extract import DecideYesNo, QuoteAnswer, QuoteItems
+
+DEFAULT_RETRIES = 1
+LIST_SEPARATOR = "; "  # how list items are joined in the answer text (TAT-QA's multi-span form)
+ROUNDING = 0.005  # a deciding figure may be the computed one rounded, to this share
+UNDECIDED = "Undecided"  # opens an answer that gives no yes or no
+
+
+class Extraction(dspy.Module):
+    """Quote, list, count or decide over ``passages``; returns a :class:`Draft` whose
+    ``quotes`` hold each accepted quote's location and whose ``problems`` say what stayed
+    wrong after ``retries`` more requests."""
+
+    def __init__(self, retries: int = DEFAULT_RETRIES) -> None:
+        super().__init__()
+        self.quote = dspy.Predict(QuoteAnswer)
+        self.items = dspy.Predict(QuoteItems)
+        self.decide = dspy.Predict(DecideYesNo)
+        self.retries = retries
+
+    def forward(
+        self,
+        question: str,
+        passages: list[Passage],
+        form: AnswerForm,
+        *,
+        computed: str = "",
+        rejected: str = "",
+    ) -> Draft:
+        """The answer of ``form`` (looked-up, span, list, count or yes/no); ``computed`` is a
+        figure a program worked out for a yes/no question, ``rejected`` why an earlier
+        answer was rejected."""
+        if form in ("list", "count"):
+            return self._listed(question, passages, counted=form == "count", rejected=rejected)
+        if form == "yes_no":
+            return self._decided(question, passages, computed)
+        return self._quoted(question, passages, rejected)
+
+    def _quoted(self, question: str, passages: list[Passage], rejected: str) -> Draft:
+        """One quote, asked again with the reason while it is rejected."""
+        evidence = render(passages)
+        checked = CheckedQuote(quote="", problem="empty")
+        for _ in range(self.retries + 1):
+            quote = self.quote(question=question, evidence=evidence, rejected=rejected).quote
+            checked = check_quote(quote, passages, max_words=MAX_QUOTE_WORDS)
+            if checked.ok:
+                break
+            rejected = checked.feedback()
+        return Draft(
+            path="quote",
+            answer=checked.quote.strip(),
+            passages=passages,
+            quotes=[checked] if checked.ok else [],
+            problems=[] if checked.ok else [checked.feedback()],
+        )
+
+    def _listed(
+        self, question: str, passages: list[Passage], *, counted: bool, rejected: str
+    ) -> Draft:
+        """Every item quoted; items not in the evidence dropped (asked again, told which,
+        when none is left); duplicates merged; a count is the number of items."""
+        evidence = render(passages)
+        kept: list[CheckedQuote] = []
+        dropped: list[CheckedQuote] = []
+        for _ in range(self.retries + 1):
+            out = self.items(question=question, evidence=evidence, rejected=rejected)
+            items = out["items"]  # ``Prediction.items`` is the mapping method
+            checked = [check_quote(item, passages) for item in items]
+            kept = merged(c for c in checked if c.ok)
+            dropped = [c for c in checked if not c.ok]
+            if kept:
+                break
+            rejected = "; ".join(c.feedback() for c in dropped) or "no items were given"
+        problems = [f"dropped: {c.feedback()}" for c in dropped]
+        if not kept:
+            problems.append("no item was found in the evidence")
+        texts = [c.quote.strip() for c in kept]
+        answer = str(len(texts)) if counted else LIST_SEPARATOR.join(texts)
+        working = "\n".join(f"- {text}" for text in texts)
+        return Draft(
+            path="quote",
+            answer=answer if kept else "",
+            program=f"counted items:\n{working}" if counted else "",
+            passages=passages,
+            quotes=kept,
+            problems=problems,
+        )
+
+    def _decided(self, question: str, passages: list[Passage], computed: str) -> Draft:
+        """Yes or no with the deciding figure or words; a decision whose deciding figure is
+        neither found in the evidence nor the computed one is not given as yes or no."""
+        out = self.decide(question=question, evidence=render(passages), computed=computed)
+        deciding = out.deciding.strip()
+        checked = check_quote(deciding, passages)
+        grounded = checked.ok or _states_computed(deciding, computed)
+        reason = out.reason.strip()
+        if out.decision == "not stated" or not grounded:
+            problem = (
+                "the evidence does not decide it"
+                if out.decision == "not stated"
+                else f"the deciding figure is missing: {checked.feedback() or 'none given'}"
+            )
+            return Draft(
+                path="decide",
+                answer=f"{UNDECIDED}: {reason}" if reason else "",
+                passages=passages,
+                problems=[problem],
+            )
+        stated = reason if _mentions(reason, deciding) else f"{reason} ({deciding})"
+        return Draft(
+            path="decide",
+            answer=f"{out.decision.capitalize()}. {stated}".strip(),
+            passages=passages,
+            quotes=[checked] if checked.ok else [],
+        )
+
+
+def _states_computed(deciding: str, computed: str) -> bool:
+    """Whether every figure ``deciding`` gives is one of the ``computed`` result's, as
+    written or rounded (to 0.5%)."""
+    given = [abs(n.magnitude) for n in extract_numbers(deciding)]
+    known = [abs(n.magnitude) for n in extract_numbers(computed)]
+    return bool(given) and all(
+        any(abs(g - k) <= ROUNDING * max(k, 1e-9) for k in known) for g in given
+    )
+
+
+def _mentions(reason: str, deciding: str) -> bool:
+    """Whether ``reason`` already states ``deciding``: its figures, or its words."""
+    figures = {round(abs(n.magnitude), 4) for n in extract_numbers(deciding)}
+    if figures:
+        return figures <= {round(abs(n.magnitude), 4) for n in extract_numbers(reason)}
+    return deciding.lower() in reason.lower()
