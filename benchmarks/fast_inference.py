@@ -77,7 +77,7 @@ def main() -> None:
             )
     if args.financebench:
         records = fi.financebench_questions(root)[: args.limit]
-        with open_corpus("financebench") as corpus:
+        with open_corpus("financebench:dev") as corpus:
             report["parts"]["financebench"] = part(
                 args.out / "financebench",
                 records,
