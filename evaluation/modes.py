@@ -4,7 +4,9 @@ answer.
 ``direct``, ``cot`` and ``pot`` answer from passages: the record's gold context or, over an
 open corpus, the top k of plain hybrid search; ``naive-rag`` is ``cot`` over that top k
 (retrieve once, answer once). ``program`` runs an uncompiled FinancialQA over the gold
-passages, or with the full search pipeline as its handle; ``compiled`` runs a compiled
+passages, or with the full search pipeline as its handle (``program+forms``,
+``program+guess`` and ``program-forms`` the same with the answer form decided, guessed from
+the wording alone, or not used); ``compiled`` runs a compiled
 artifact's program without a router (every question takes the full loop),
 ``compiled+router`` with the artifact's trained router (and, over a corpus, both rerank
 with the artifact's reranker). Every setting answers with the same LM (``dspy.settings.lm``).
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import dspy
 from pydantic import BaseModel
@@ -106,8 +109,17 @@ def program(
 
 
 PASSAGE_MODES: dict[str, Answerer] = {"direct": direct, "cot": cot, "pot": pot, "naive-rag": cot}
+PROGRAM_MODES: dict[str, dict[str, Any]] = {
+    "program": {},
+    "program+forms": {"answer_forms": "decide"},
+    "program+guess": {"answer_forms": "guess"},
+    "program-forms": {"answer_forms": "off"},
+}
+"""The uncompiled program with its defaults, and with each way of choosing the answer form
+(:class:`~filingqa.program.answer_form.AnswerFormDecision`) named, so that a comparison
+stays the same when a default changes."""
 COMPILED_MODES = ("compiled", "compiled+router")
-MODES = (*PASSAGE_MODES, "program", *COMPILED_MODES)
+MODES = (*PASSAGE_MODES, *PROGRAM_MODES, *COMPILED_MODES)
 RETRIEVED_ONLY = frozenset({"naive-rag"})
 
 
@@ -118,8 +130,10 @@ def build_mode(name: str, corpus: OpenCorpus | None = None, artifact: Path | Non
         raise ValueError(f"unknown eval mode {name!r}; available: {', '.join(MODES)}")
     if corpus is None and name in RETRIEVED_ONLY:
         raise ValueError(f"{name} retrieves its evidence: it needs an index, not gold context")
-    if name == "program":
-        return _gold_program(None) if corpus is None else _searching_program(corpus, None)
+    if name in PROGRAM_MODES:
+        options = PROGRAM_MODES[name]
+        qa = FinancialQA(**options) if options else None
+        return _gold_program(qa) if corpus is None else _searching_program(corpus, qa)
     if name in COMPILED_MODES:
         if artifact is None:
             raise ValueError(f"{name} runs a compiled artifact: give its folder (--program DIR)")

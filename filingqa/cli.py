@@ -119,9 +119,10 @@ def _add_eval(commands) -> None:
     run.add_argument(
         "--mode",
         default="direct,pot,program",
-        help="comma-separated settings: direct, cot, pot, naive-rag, program (uncompiled), "
-        "compiled, compiled+router (with --program DIR) (default: direct,pot,program); or "
-        "retrieval alone (search quality, no LM)",
+        help="comma-separated settings: direct, cot, pot, naive-rag, program (uncompiled; "
+        "program+forms, program+guess, program-forms: with the answer form decided, guessed "
+        "from the wording, or not used), compiled, compiled+router (with --program DIR) "
+        "(default: direct,pot,program); or retrieval alone (search quality, no LM)",
     )
     run.add_argument(
         "--context",

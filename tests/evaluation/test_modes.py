@@ -11,8 +11,9 @@ from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 
+from ..kit.lm import marker_lm
 from ..kit.passages import CASH_FLOW, QUESTION, ListSearch
-from ..kit.replies import chat, fenced, program_replies
+from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, QUOTE, WRITE, chat, fenced, program_replies
 
 PROGRAM_REPLIES = program_replies()
 RECORD = QARecord(
@@ -103,9 +104,30 @@ def test_naive_rag_needs_an_index_and_unknown_modes_are_named() -> None:
         "pot",
         "naive-rag",
         "program",
+        "program+forms",
+        "program+guess",
+        "program-forms",
         "compiled",
         "compiled+router",
     }
+
+
+def test_the_program_with_answer_forms_quotes_a_stated_figure() -> None:
+    record = RECORD.model_copy(update={"question": "What was operating cash flow in 2024?"})
+    rules = [
+        (AMBIGUITY, NO_AMBIGUITY),
+        (QUOTE, {"quote": "812.4"}),
+        (WRITE, fenced("result = 812.4")),
+    ]
+    with dspy.context(lm=marker_lm(rules)):
+        guessed = build_mode("program+guess")(record)
+    assert (guessed.answer, guessed.cited) == ("812.4", [("ACME_2024_10K", 4)])
+    assert [s.name for s in guessed.steps][:3] == ["ambiguity", "answer form", "route"]
+    with dspy.context(lm=marker_lm(rules)):
+        without = build_mode("program-forms")(record)
+    assert without.answer.startswith("812.4") and "answer form" not in [
+        s.name for s in without.steps
+    ]
 
 
 ARTIFACT = Path(__file__).resolve().parents[2] / "artifacts" / "qwen-local"
