@@ -1,13 +1,16 @@
-"""How a computed value is shown: rounded, with % or the scale its sources state."""
+"""How a computed value is shown: rounded, with % or the scale its sources state; and a
+quoted figure, with the scale its passage states."""
 
 from __future__ import annotations
 
 import re
 
+from filingqa.core.numbers import extract_numbers
 from filingqa.retrieval import Passage
 
 _PERCENT_WORDS = re.compile(r"%|percent|growth rate|margin|\bchange in rate\b", re.IGNORECASE)
 _STATED_SCALE = re.compile(r"\(in (thousands|millions|billions)", re.IGNORECASE)
+_FIGURE_MARKS = re.compile(r"[\s$€£(),]")
 
 
 def display_value(answer: str, question: str, value: object, cited: list[Passage]) -> str:
@@ -31,3 +34,17 @@ def stated_scale(cited: list[Passage]) -> str | None:
     }
     found_in_all = all(_STATED_SCALE.search(p.text) for p in cited)
     return scales.pop() if cited and found_in_all and len(scales) == 1 else None
+
+
+def quoted_figure(answer: str, cited: list[Passage]) -> str:
+    """A quoted bare figure with the scale its passages state (``812.4`` → ``812.4
+    million``); a figure with a scale word or %, a year, or any other answer unchanged."""
+    numbers = extract_numbers(answer)
+    if len(numbers) != 1:
+        return answer
+    (number,) = numbers
+    rest = _FIGURE_MARKS.sub("", answer.replace(number.text, "", 1))
+    if rest or number.is_percent or number.scale_word or number.is_year_like:
+        return answer
+    scale = stated_scale(cited)
+    return f"{answer} {scale}" if scale else answer

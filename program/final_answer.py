@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from filingqa.checks.citations import Citation, cite
 from filingqa.checks.refusal import unsupported_numbers
-from filingqa.checks.units import display_value
+from filingqa.checks.units import display_value, quoted_figure
 from filingqa.lm.faults import Fault
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.anti_refusal import Review
@@ -94,8 +94,7 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
         answer, outcome, reason = review.answer, _reviewed(review), review.reason
     citations = _citations(draft)
     cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
-    stated = draft.path != "pot" or state.route.asks != "value"  # words, not a bare value
-    shown = answer if stated else display_value(answer, state.question, draft.value, cited)
+    shown = _shown(state, draft, answer, cited)
     evidence = f"{state.question}\n{render(draft.passages)}"
     invented = unsupported_numbers(shown, evidence, draft.computed())
     if invented:
@@ -119,6 +118,16 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
         reason=reason,
         trace=state.trace,
     )
+
+
+def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]) -> str:
+    """The answer as shown: a computed value rounded with its unit or scale, a quoted figure
+    with the scale its passage states, words as they are."""
+    if draft.path == "pot" and state.route.asks == "value":
+        return display_value(answer, state.question, draft.value, cited)
+    if draft.path == "quote" and state.route.form == "looked_up":
+        return quoted_figure(answer, cited)
+    return answer
 
 
 def _outcome(route: RoutingDecision, draft: Draft) -> tuple[Outcome, str]:

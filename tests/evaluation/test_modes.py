@@ -121,7 +121,7 @@ def test_the_program_with_answer_forms_quotes_a_stated_figure() -> None:
     ]
     with dspy.context(lm=marker_lm(rules)):
         guessed = build_mode("program+guess")(record)
-    assert (guessed.answer, guessed.cited) == ("812.4", [("ACME_2024_10K", 4)])
+    assert (guessed.answer, guessed.cited) == ("812.4 million", [("ACME_2024_10K", 4)])
     assert [s.name for s in guessed.steps][:3] == ["ambiguity", "answer form", "route"]
     with dspy.context(lm=marker_lm(rules)):
         without = build_mode("program-forms")(record)
