@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -45,7 +46,8 @@ class EvalSettings(BaseModel):
     """What one ``eval`` run compares, on what, with which backbone.
 
     ``slice`` names a committed slice of the dataset (:mod:`~filingqa.evaluation.slices`)
-    whose questions alone run, before ``where`` and ``limit``; ``context`` None means the
+    whose questions alone run, before ``where``, ``per_type`` (the first N questions of each
+    answer type) and ``limit``; ``context`` None means the
     dataset's default; ``index`` None means the dataset's default index directory;
     ``regrade`` grades the rows already written again;
     ``program`` is the compiled artifact the ``compiled`` settings run; ``fresh_cache``
@@ -63,6 +65,7 @@ class EvalSettings(BaseModel):
     judge_lm: str | None = None
     regrade: bool = False
     limit: int | None = None
+    per_type: int | None = None
     slice: str | None = None
     where: dict[str, str] = {}
     concurrency: int = 1
@@ -131,7 +134,8 @@ def check_slice(settings: EvalSettings) -> None:
 
 
 def evaluation_records(settings: EvalSettings, data_dir: str | None = None) -> list[QARecord]:
-    """The records a run answers: the slice's (if any), then ``where``, then ``limit``.
+    """The records a run answers: the slice's (if any), then ``where``, then the first
+    ``per_type`` of each answer type, then ``limit``; in dataset order.
 
     Raises:
         ValueError: no record is left, or the slice is not the dataset's.
@@ -140,11 +144,23 @@ def evaluation_records(settings: EvalSettings, data_dir: str | None = None) -> l
     if settings.slice is not None:
         records = select_slice(records, load_slice(settings.slice, dataset=settings.dataset))
     records = select_records(records, settings.where)
+    records = first_of_each_type(records, settings.per_type) if settings.per_type else records
     records = records[: settings.limit] if settings.limit else records
     if not records:
         within = f" (slice {settings.slice})" if settings.slice else ""
         raise ValueError(f"no records in {settings.dataset}{within} match {settings.where}")
     return records
+
+
+def first_of_each_type(records: list[QARecord], count: int) -> list[QARecord]:
+    """The first ``count`` records of each answer type (all of a type with fewer), in order."""
+    taken: Counter[str] = Counter()
+    chosen = []
+    for record in records:
+        if taken[record.answer_type] < count:
+            taken[record.answer_type] += 1
+            chosen.append(record)
+    return chosen
 
 
 def select_records(records: list[QARecord], where: dict[str, str]) -> list[QARecord]:

@@ -144,6 +144,14 @@ def _add_eval(commands) -> None:
     run.add_argument("--json", type=Path, metavar="OUT", help="also write the results JSON to OUT")
     run.add_argument("--limit", type=_positive_int, help="the first N matching questions")
     run.add_argument(
+        "--per-type",
+        type=_positive_int,
+        metavar="N",
+        help="the first N matching questions of each answer type (all of a rarer type), "
+        "before --limit: a stratified set, e.g. 50 each of TAT-QA's arithmetic, span and "
+        "multi-span questions and its 10 counts",
+    )
+    run.add_argument(
         "--slice",
         metavar="NAME",
         help="only the questions of this committed slice of the dataset, in dataset order, "
@@ -373,6 +381,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         regrade=args.regrade,
         program=args.program,
         limit=args.limit,
+        per_type=args.per_type,
         slice=args.slice,
         where=dict(args.where),
         concurrency=args.concurrency,

@@ -10,6 +10,7 @@ from filingqa.evaluation.command import (
     check_index,
     check_slice,
     evaluation_records,
+    first_of_each_type,
     plan_settings,
     run_evaluation,
     select_records,
@@ -35,6 +36,17 @@ def test_select_records_by_field_or_meta() -> None:
     assert [r.id for r in select_records(records, {"kind": "arithmetic"})] == ["a"]
     assert [r.id for r in select_records(records, {"answer_type": "number"})] == ["a", "b"]
     assert select_records(records, {"kind": "count"}) == []
+
+
+def test_the_first_of_each_answer_type_keep_dataset_order() -> None:
+    base = dict(dataset="d", split="s", question="Q?", answer="1")
+    kinds = ["number", "span", "number", "count", "number", "span", "span"]
+    records = [
+        QARecord(id=str(i), answer_type=kind, answer_value=[] if "span" in kind else 1.0, **base)
+        for i, kind in enumerate(kinds)
+    ]
+    assert [r.id for r in first_of_each_type(records, 2)] == ["0", "1", "2", "3", "5"]
+    assert [r.id for r in first_of_each_type(records, 9)] == [str(i) for i in range(7)]
 
 
 def test_summary_and_table() -> None:
