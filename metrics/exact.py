@@ -12,7 +12,30 @@ from filingqa.metrics.verdict import Verdict
 ARTICLES = frozenset({"a", "an", "the"})
 # Words that carry no content of their own: a part of the gold holding only these is no answer.
 FUNCTION_WORDS = frozenset(
-    "and or of to in on at by for from with as its their his her our is are was were be".split()
+    [
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+    ]
 )
 PART_SHARE = 2 / 3  # of the gold's content words a contiguous part must hold for half credit
 
