@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -89,6 +90,12 @@ def normalized(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
+@lru_cache(maxsize=64)
+def _normalized_passage(text: str) -> tuple[str, list[int]]:
+    """:func:`normalized` of a passage, computed once for the several quotes checked in it."""
+    return normalized(text)
+
+
 def check_quote(
     quote: str, passages: list[Passage], *, max_words: int = MAX_QUOTE_WORDS
 ) -> CheckedQuote:
@@ -100,7 +107,7 @@ def check_quote(
     if words > max_words:
         return CheckedQuote(quote=quote, problem="too_long")
     for passage in passages:
-        haystack, origin = normalized(passage.text)
+        haystack, origin = _normalized_passage(passage.text)
         start = haystack.find(needle)
         if start < 0:
             continue

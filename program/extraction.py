@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dspy
 
-from filingqa.checks.quotes import MAX_QUOTE_WORDS, CheckedQuote, check_quote, merged
+from filingqa.checks.quotes import CheckedQuote, check_quote, merged
 from filingqa.core.numbers import extract_numbers
 from filingqa.program.draft import Draft
 from filingqa.retrieval import Passage
@@ -63,7 +63,7 @@ class Extraction(dspy.Module):
         checked = CheckedQuote(quote="", problem="empty")
         for _ in range(self.retries + 1):
             quote = self.quote(question=question, evidence=evidence, rejected=rejected).quote
-            checked = check_quote(quote, passages, max_words=MAX_QUOTE_WORDS)
+            checked = check_quote(quote, passages)
             if checked.ok:
                 break
             rejected = checked.feedback()
