@@ -151,6 +151,8 @@ def _by_category(rows: dict[str, list[Row]], category: Callable[[Row], str]) -> 
 def _official_by_answer_type(rows: dict[str, list[Row]]) -> str:
     """A table per answer type and setting: questions, strict accuracy and the official
     metrics beside it (empty when no row has an official metric)."""
+    if not any(row.official for found in rows.values() for row in found):
+        return ""
     lines = []
     for setting, setting_rows in rows.items():
         summary = summarize(setting_rows)
@@ -159,8 +161,6 @@ def _official_by_answer_type(rows: dict[str, list[Row]]) -> str:
             count = sum(row.answer_type == kind for row in setting_rows)
             cells = [kind, setting, str(count), f"{accuracy:.1%}", official or "-"]
             lines.append((kind, "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>"))
-    if not any(row.official for found in rows.values() for row in found):
-        return ""
     head = "".join(f"<th>{c}</th>" for c in ("answer type", "setting", "n", "accuracy", "official"))
     body = "".join(line for _, line in sorted(lines, key=lambda item: item[0]))
     return f"<table><tr>{head}</tr>{body}</table>"
