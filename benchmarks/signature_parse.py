@@ -22,8 +22,9 @@ from tqdm import tqdm
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.lm.backbone import adapter_for, get_lm
-from filingqa.program.curation import numbered
+from filingqa.program.curation import passage_list
 from filingqa.retrieval import Passage
+from filingqa.retrieval.evidence import render
 from filingqa.signatures.ambiguity import AggregateInterpretations, DetectAmbiguity
 from filingqa.signatures.conversation import MakeStandalone
 from filingqa.signatures.cot import AnswerFromEvidence
@@ -58,7 +59,11 @@ INPUTS: dict[type[dspy.Signature], Callable[[QARecord], dict[str, Any]]] = {
     Decompose: lambda r: {"question": r.question},
     RewriteQuery: lambda r: {"question": r.question},
     WriteHypotheticalPassages: lambda r: {"question": r.question, "count": 3},
-    CurateEvidence: lambda r: {"question": r.question, "passages": numbered(_pages(r))},
+    CurateEvidence: lambda r: {
+        "evidence": render(_pages(r)),
+        "question": r.question,
+        "passage_list": passage_list(_pages(r)),
+    },
     DetectAmbiguity: lambda r: {"question": r.question},
     AnswerFromEvidence: lambda r: {"question": r.question, "evidence": _evidence(r)},
     VerifyAnswer: lambda r: {

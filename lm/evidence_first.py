@@ -11,10 +11,10 @@ template then inserts the same default system prompt, if any, before every one):
 
 A server or engine that reuses the KV cache of a shared prefix (llama.cpp, vLLM) then
 reads the evidence once per question instead of once per step. Steps without evidence
-(query writing, ambiguity, curation of candidate passages) have no block to share and keep
-the adapter's own layout: laid out like this, the small model split unambiguous questions
-into readings. Field names are not shown as identifiers: small models otherwise treat an
-input such as ``evidence`` as a variable their code can read.
+(query writing, ambiguity) have no block to share and keep the adapter's own layout: laid
+out like this, the small model split unambiguous questions into readings. Field names are
+not shown as identifiers: small models otherwise treat an input such as ``evidence`` as a
+variable their code can read.
 """
 
 from __future__ import annotations
@@ -25,27 +25,24 @@ from typing import Any
 import dspy
 from dspy.adapters.utils import format_field_value, translate_field_type
 
-MATERIAL_FIELDS = ("evidence", "passages")
-"""Inputs shown bare at the very start of a request, the first a signature has."""
 SHARED_FIELD = "evidence"
-"""The input whose steps share a leading block."""
+"""The input shown bare at the very start of a request: its steps share a leading block."""
 QUESTION_FIELD = "question"
 
 
 def request_sections(signature: type[dspy.Signature], inputs: dict[str, Any]) -> list[str]:
-    """The input sections of a request: the material bare, then ``Question: ...``, then
+    """The input sections of a request: the evidence bare, then ``Question: ...``, then
     the other inputs as ``Label: value`` in the signature's order; inputs that are absent
     (or optional and left out) are skipped."""
     fields = signature.input_fields
-    material = next((name for name in MATERIAL_FIELDS if name in fields), None)
-    order = [name for name in (material, QUESTION_FIELD) if name in fields]
+    order = [name for name in (SHARED_FIELD, QUESTION_FIELD) if name in fields]
     order += [name for name in fields if name not in order]
     sections = []
     for name in order:
         if inputs.get(name) is None:
             continue
         value = str(format_field_value(fields[name], inputs[name]))
-        if name == material:
+        if name == SHARED_FIELD:
             sections.append(value)
         else:
             label = name.replace("_", " ").capitalize()

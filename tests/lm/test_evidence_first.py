@@ -29,14 +29,15 @@ from filingqa.lm.evidence_first import (
     request_sections,
 )
 from filingqa.lm.llama_engine import chat_messages
-from filingqa.program.curation import numbered
+from filingqa.program.curation import passage_list
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval.evidence import render
 from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
 from filingqa.signatures.verify import VerifyAnswer
 
-from ..kit.lm import fake_lm
-from ..kit.passages import CASH_FLOW, MDNA, OTHER, QUESTION
+from ..kit import replies
+from ..kit.lm import fake_lm, marker_lm
+from ..kit.passages import CASH_FLOW, MDNA, OTHER, QUESTION, ListSearch
 from ..kit.templating import (
     QWEN_BOS,
     QWEN_EOS,
@@ -47,7 +48,7 @@ from ..kit.templating import (
 )
 
 EVIDENCE = render([CASH_FLOW, MDNA])
-PASSAGES = numbered([MDNA, CASH_FLOW, OTHER])
+PASSAGE_LIST = passage_list([CASH_FLOW, MDNA])
 EVIDENCE_LEAD = f"{QWEN_START}{EVIDENCE}\n\nQuestion: {QUESTION}"
 """The block every step reading the question over the evidence must open with."""
 
@@ -101,7 +102,7 @@ def sample_value(field: str, annotation: Any, step: str, index: int) -> Any:
     """The fixed question, evidence or passages, else a value of ``annotation`` naming
     ``field`` and ``step`` (one or two lines); optional inputs are left out on every other
     step."""
-    fixed = {"question": QUESTION, "evidence": EVIDENCE, "passages": PASSAGES}
+    fixed = {"question": QUESTION, "evidence": EVIDENCE, "passage_list": PASSAGE_LIST}
     if field in fixed:
         return fixed[field]
     label = f"{field} for {step}"
@@ -158,7 +159,11 @@ def test_the_steps_over_the_evidence_share_one_leading_block(backbone: str) -> N
         for step in program_steps(backbone)
         if "evidence" in step.signature.input_fields
     }
-    assert set(texts) >= CODE_STEPS | {"reason.cot", "reason.verifier.verify"}
+    assert set(texts) >= CODE_STEPS | {
+        "reason.cot",
+        "reason.verifier.verify",
+        "gather.curator.curate",
+    }
     assert any(name.startswith("anti_refusal") for name in texts)
     for name, text in texts.items():
         assert text.startswith(EVIDENCE_LEAD + "\n\n"), name
@@ -166,11 +171,42 @@ def test_the_steps_over_the_evidence_share_one_leading_block(backbone: str) -> N
     assert shared == {EVIDENCE_LEAD + "\n\n"}  # byte-identical up to the step's own part
 
 
+@pytest.mark.parametrize(("keep", "shared"), [([1, 2], 3), ([1, 3], 1), ([2, 3], 0)])
+def test_reasoning_shares_the_curators_evidence_up_to_the_first_passage_dropped(
+    keep: list[int], shared: int
+) -> None:
+    question = "What was Acme cash flow in 2024?"
+    candidates = [CASH_FLOW, MDNA, OTHER]  # in the order the search finds them
+    curation = {"keep": keep, "answerable": True, "missing": "", "complementary_query": ""}
+    lm = marker_lm(
+        [
+            (replies.AMBIGUITY, replies.NO_AMBIGUITY),
+            (replies.REWRITE, {"company": "", "period": "", "variants": []}),
+            (replies.CURATE, curation),
+            (replies.WRITE, replies.fenced("result = 812.4")),
+        ]
+    )
+    with dspy.context(lm=lm, adapter=EvidenceFirstJSONAdapter()):
+        FinancialQA(hypotheses=0)(question, search=ListSearch(candidates))
+    sent = [render_qwen(chat_messages(request)) for request in lm.engine.requests]
+    (curate,) = (text for text in sent if replies.CURATE in text)
+    (write,) = (text for text in sent if replies.WRITE in text)
+    lead = f"{QWEN_START}{render(candidates)}\n\nQuestion: {question}\n\n"
+    assert curate.startswith(lead)
+    common = next(i for i, (a, b) in enumerate(zip(curate, write, strict=False)) if a != b)
+    blocks = render(candidates).split("\n\n")  # one per passage, then the closing line
+    if shared == len(candidates):
+        assert write.startswith(lead)
+    else:
+        assert len(QWEN_START + "\n\n".join(blocks[:shared])) <= common
+        assert common < len(QWEN_START + "\n\n".join(blocks[: shared + 1]))
+
+
 @pytest.mark.parametrize("backbone", BACKBONES)
 def test_the_steps_without_evidence_keep_dspys_own_layout(backbone: str) -> None:
     dspy_layout = {"embedded": dspy.JSONAdapter, "hosted": dspy.ChatAdapter}[backbone]()
     others = [s for s in program_steps(backbone) if "evidence" not in s.signature.input_fields]
-    assert {"ambiguity.detect", "gather.curator.curate"} <= {s.name for s in others}
+    assert "ambiguity.detect" in {s.name for s in others}
     for step in others:
         expected = dspy_layout.format(step.signature, [], step.inputs)
         assert step.messages() == expected, step.name
@@ -185,7 +221,7 @@ def test_each_step_s_own_inputs_follow_the_question_in_signature_order(backbone:
         own = [
             field
             for field in step.signature.input_fields
-            if field not in {"question", "evidence", "passages"} and step.inputs[field] is not None
+            if field not in {"question", "evidence"} and step.inputs[field] is not None
         ]
         places = [rest.find(f"\n\n{label_of(field)}:") for field in own]
         assert -1 not in places, (step.name, own, places)
@@ -314,8 +350,8 @@ PROBE_INPUTS = {
 }
 
 
-def test_sections_are_the_material_bare_the_question_then_the_rest_in_order() -> None:
-    # evidence is the material even though passages come first in the signature
+def test_sections_are_the_evidence_bare_the_question_then_the_rest_in_order() -> None:
+    # evidence leads even though other inputs come first in the signature
     assert request_sections(Probe, PROBE_INPUTS) == [
         "E1\nE2",
         "Question: Q?",
@@ -328,14 +364,8 @@ def test_sections_are_the_material_bare_the_question_then_the_rest_in_order() ->
     assert with_detail[4] == "Extra detail: x_1"
 
 
-def test_without_evidence_the_passages_lead_and_without_material_the_question() -> None:
-    curation = Probe.delete("evidence")
-    assert request_sections(curation, PROBE_INPUTS)[:3] == [
-        "first\nsecond",
-        "Question: Q?",
-        "Note: one line",
-    ]
-    bare = curation.delete("passages")
+def test_without_evidence_the_question_leads() -> None:
+    bare = Probe.delete("evidence")
     assert request_sections(bare, PROBE_INPUTS)[:2] == ["Question: Q?", "Note: one line"]
     absent = {**PROBE_INPUTS, "evidence": None}
     assert request_sections(Probe, absent)[:2] == ["Question: Q?", "Note: one line"]

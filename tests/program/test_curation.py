@@ -2,7 +2,8 @@ import json
 
 import dspy
 
-from filingqa.program.curation import OUTPUT_TOKENS, Curator, numbered
+from filingqa.program.curation import OUTPUT_TOKENS, Curator, passage_list
+from filingqa.retrieval.evidence import render
 
 from ..kit.passages import passage
 
@@ -15,8 +16,20 @@ def curate(scripted_lm, reply: dict):
         return Curator()("Q?", PASSAGES), lm
 
 
-def test_numbered_headers_are_one_based() -> None:
-    assert numbered(PASSAGES[:2]) == "[1] page 1, text\npassage 1\n\n[2] page 2, text\npassage 2"
+def test_the_passage_list_numbers_passages_from_one_with_their_opening_words() -> None:
+    long = passage("D:p4:tab1", "Net sales by segment in millions of dollars for 2022 and 2021")
+    assert passage_list([*PASSAGES[:2], long]) == (
+        "1. page 1, text: passage 1\n"
+        "2. page 2, text: passage 2\n"
+        "3. page 4, table: Net sales by segment in millions of dollars ..."
+    )
+
+
+def test_the_curator_reads_the_candidates_as_the_reasoning_steps_evidence(scripted_lm) -> None:
+    reply = {"keep": [1], "answerable": True, "missing": "", "complementary_query": ""}
+    _, lm = curate(scripted_lm, reply)
+    (prompt,) = lm.engine.prompts
+    assert render(PASSAGES) in prompt
 
 
 def test_kept_numbers_select_passages_and_out_of_range_ones_are_ignored(scripted_lm) -> None:

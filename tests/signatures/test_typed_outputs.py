@@ -80,7 +80,8 @@ def test_curate_gives_ids_answerability_and_a_complementary_query(scripted_lm) -
         "missing": "current liabilities for 2022",
         "complementary_query": "AMD total current liabilities December 2022",
     }
-    out = run(scripted_lm, CurateEvidence, reply, question="Quick ratio?", passages="[1] ...")
+    inputs = {"evidence": "...", "question": "Quick ratio?", "passage_list": "1. page 3, table"}
+    out = run(scripted_lm, CurateEvidence, reply, **inputs)
     assert out.keep == [2, 5]
     assert out.answerable is False
     assert out.complementary_query.startswith("AMD total current liabilities")
