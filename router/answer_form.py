@@ -2,10 +2,12 @@
 
 A computed number (a change, an average, a ratio) is worked out by a program; a looked-up
 number or a span is quoted from the evidence; a list is several quotes; a count is the
-number of quoted items; a yes/no question is decided by a figure or passage; an explanation
-is a short answer in words. The guess is *confident* when the wording says so outright ("how
-many years …", "… in 2019 and 2018 respectively", "why …"); otherwise a typed signature may
-decide (:class:`~filingqa.signatures.answer_form.DecideAnswerForm`).
+number of quoted items, unless it counts figures past a threshold ("how many years did net
+income exceed $30,000?"), which is computed; a yes/no question is decided by a figure or
+passage; an explanation is a short answer in words. The guess is *confident* when the
+wording says so outright ("how many segments …", "… in 2019 and 2018 respectively",
+"why …"); otherwise a typed signature may decide
+(:class:`~filingqa.signatures.answer_form.DecideAnswerForm`).
 
 Two wordings also shape how a computed answer is stated: a question that asks for a
 direction ("improved or declined?") wants the word with the figure, and one that asks which
@@ -32,9 +34,10 @@ _COUNTED = (
     r"types?|categories|category|items?|components?|countries|country|regions?|assumptions?|"
     r"segments?|plans?|classes|class|products?|businesses|subsidiaries|markets?|elements?"
 )
-_COUNT = re.compile(
-    rf"\bhow many (\w+ ){{0,2}}?({_COUNTED})\b|\bhow many\b.*\b(exceed\w*|above|below|more than"
-    r"|less than|greater than|lower than|higher than|over|under)\b",
+_COUNT = re.compile(rf"\bhow many (\w+ ){{0,2}}?({_COUNTED})\b", re.IGNORECASE)
+_COUNT_PAST_FIGURE = re.compile(
+    r"\bhow many\b.*\b(exceed\w*|above|below|more than|less than|greater than|lower than"
+    r"|higher than|over|under)\s+(\w+\s+){0,3}?[$€£]?\d",
     re.IGNORECASE,
 )
 _DIRECTION = re.compile(
@@ -112,8 +115,12 @@ def guess_answer_form(question: str) -> FormGuess:
     asks = _asks(question)
     if _EXPLANATION.search(question):
         return FormGuess(form="explanation", confident=True, reason="asks why or how")
+    if _COUNT_PAST_FIGURE.search(question):
+        return FormGuess(
+            form="computed", confident=True, reason="counts figures past a threshold: compute it"
+        )
     if _COUNT.search(question):
-        return FormGuess(form="count", confident=True, reason="asks how many items or years")
+        return FormGuess(form="count", confident=True, reason="asks how many items")
     if asks == "direction":
         return FormGuess(
             form="computed", confident=True, asks=asks, reason="asks a direction: compute it"

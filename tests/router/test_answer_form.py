@@ -20,7 +20,14 @@ FORMS: list[tuple[str, str, bool, str]] = [
     ("What was the revenues in 2019 and 2018 respectively?", "list", True, "value"),
     ("In which years was operating income calculated for?", "list", True, "value"),
     ("What are the geographic regions in which the Company operates?", "list", True, "value"),
-    ("How many years did net income exceed $30,000 thousand?", "count", True, "value"),
+    ("How many years did net income exceed $30,000 thousand?", "computed", True, "value"),
+    (
+        "How many quarters had stock prices lower than $2.00 during their lows?",
+        "computed",
+        True,
+        "value",
+    ),
+    ("How many segments were above the group average?", "count", True, "value"),
     ("How many types of finite-lived intangible assets are there?", "count", True, "value"),
     ("How many years is the minimum lifespan of the land?", "looked_up", False, "value"),
     (
