@@ -69,16 +69,33 @@ def holds_most_of(gold_tokens: list[str], pred_tokens: list[str]) -> bool:
     return len(content_words(pred_tokens)) >= PART_SHARE * len(gold_content)
 
 
-def exact_verdict(gold: str, prediction: str, category: AnswerCategory) -> Verdict:
+def without_stated_scale(tokens: list[str], scale: str | None) -> list[str]:
+    """``tokens`` without the gold's ``scale`` word (``thousand``) where it follows a number:
+    a figure that states the gold's scale is the gold's figure."""
+    if not scale:
+        return tokens
+    words = {scale.lower(), f"{scale.lower()}s"}
+    return [
+        token
+        for i, token in enumerate(tokens)
+        if not (token in words and i and tokens[i - 1][0].isdigit())
+    ]
+
+
+def exact_verdict(
+    gold: str, prediction: str, category: AnswerCategory, scale: str | None = None
+) -> Verdict:
     """1 when the normalized gold equals or occurs in the prediction; 0.5 (never 1) when the
     prediction is a contiguous part of the gold holding two thirds of its content words;
-    else 0.
+    else 0. The gold's ``scale`` word after a figure is not counted, in either (``73,260
+    thousand`` for the gold ``73,260`` in thousands).
 
     For a yes/no gold with more than its polarity, a prediction agreeing on the polarity
     alone (an opening "True"/"False" read as yes/no) gets 0.5: the supporting detail cannot
     be checked without an LLM.
     """
-    gold_tokens, pred_tokens = normalize_tokens(gold), normalize_tokens(prediction)
+    gold_tokens = without_stated_scale(normalize_tokens(gold), scale)
+    pred_tokens = without_stated_scale(normalize_tokens(prediction), scale)
     if not gold_tokens:
         return Verdict(score=0, reason="empty gold answer; nothing to match", stage="exact")
     if _contains(pred_tokens, gold_tokens):

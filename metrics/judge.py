@@ -77,7 +77,7 @@ class StrictJudge:
         if plainly_wrong is not None:
             return plainly_wrong
         if self.lm is None:
-            return exact_verdict(gold_text, predicted, category)
+            return exact_verdict(gold_text, predicted, category, scale)
         # The judge's own adapter (DSPy's layout, whatever the program's), and kept out of
         # program traces.
         adapter = adapter_for(self.lm, evidence_first=False)

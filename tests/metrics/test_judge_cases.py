@@ -142,6 +142,22 @@ def test_non_numeric_golds_use_the_exact_fallback_without_an_lm(
     assert "no LLM" in verdict.reason or "empty" in verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ("73,260; 57,768", 1),
+        ("73,260 thousand; 57,768 thousand", 1),  # the gold's scale, stated
+        ("73,260 million; 57,768 million", 0),  # another scale
+        ("73,260; 57,768 thousand employees", 1),
+    ],
+)
+def test_a_listed_figure_may_state_the_gold_scale(prediction: str, expected: float) -> None:
+    verdict = StrictJudge(lm=None).judge(
+        "q?", "73,260; 57,768", prediction, answer_type="multi_span", scale="thousand"
+    )
+    assert (verdict.stage, verdict.score) == ("exact", expected)
+
+
 # (prediction, gold, answer_type): plainly wrong, 0 before any LLM is asked
 PRECHECK_CASES: list[tuple[str, str, str | None]] = [
     ("", "Yes", None),
