@@ -3,12 +3,17 @@ and F1 (answer and scale together), FinQA execution accuracy.
 
 An eval row keeps the answer as text, so the prediction is read from it the way the judge
 reads it: the answer's first number (years aside) with its scale word or ``%`` for
-numeric golds, the whole text (split at ``"; "``) for span golds, an opening yes/no (or
-True/False) for FinQA's ``greater`` answers. Datasets without an official metric
-(FinanceBench, LOFin, FinQA records without an executed gold) get none.
+numeric golds, the whole text (split at ``"; "``) for span golds, its scale read from its
+first number and scale words after numbers left out of the spans (TAT-QA compares the
+scale apart: ``73,260 thousand; 57,768 thousand`` is the spans ``73,260``, ``57,768`` in
+thousands), an opening yes/no (or True/False) for FinQA's ``greater`` answers. Datasets
+without an official metric (FinanceBench, LOFin, FinQA records without an executed gold)
+get none.
 """
 
 from __future__ import annotations
+
+import re
 
 from filingqa.core.numbers import ParsedNumber
 from filingqa.datasets import QARecord, finqa, tatqa
@@ -19,6 +24,7 @@ from filingqa.metrics.tatqa_official import NUMERIC_ANSWER_TYPES, tatqa_score
 
 TATQA_SCALES = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 """TAT-QA's scale names by multiplier (``percent`` comes from a ``%`` sign)."""
+_SCALE_WORD = re.compile(r"(?<=\d)\s*\b(thousand|million|billion)s?\b", re.IGNORECASE)
 
 
 def official_scores(record: QARecord, answer: str) -> dict[str, float]:
@@ -47,7 +53,8 @@ def _tatqa(record: QARecord, answer: str) -> dict[str, float]:
     if answer_type in NUMERIC_ANSWER_TYPES:
         prediction: str | float | list[str] | None = None if number is None else number.magnitude
     else:
-        prediction = [span for span in answer.split(MULTI_SPAN_SEPARATOR) if span.strip()]
+        spans = [span for span in answer.split(MULTI_SPAN_SEPARATOR) if span.strip()]
+        prediction = [_SCALE_WORD.sub("", span) for span in spans] if number else spans
     score = tatqa_score(
         record.answer_value,  # type: ignore[arg-type]  # float or spans for TAT-QA records
         record.scale,

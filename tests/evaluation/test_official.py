@@ -64,6 +64,15 @@ def test_tatqa_spans_get_partial_f1() -> None:
     assert partial["tatqa_em"] == 0.0 and partial["tatqa_f1"] == pytest.approx(0.5)
 
 
+def test_tatqa_span_figures_are_scored_with_the_scale_their_words_state() -> None:
+    record = tatqa(["73,260", "57,768"], "thousand", "multi-span")
+    stated = official_scores(record, "73,260 thousand; 57,768 thousand")
+    assert stated == {"tatqa_em": 1.0, "tatqa_f1": 1.0}
+    assert official_scores(record, "73,260; 57,768") == {"tatqa_em": 0.0, "tatqa_f1": 0.0}
+    wrong = official_scores(record, "73.26 million; 57.768 million")
+    assert wrong == {"tatqa_em": 0.0, "tatqa_f1": 0.0}
+
+
 @pytest.mark.parametrize(
     ("exe_ans", "answer", "match"),
     [
