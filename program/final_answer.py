@@ -14,6 +14,7 @@ from filingqa.lm.faults import Fault
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.anti_refusal import Review
 from filingqa.program.draft import Draft
+from filingqa.program.extraction import LIST_SEPARATOR
 from filingqa.program.question_state import QuestionState
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
@@ -121,13 +122,26 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
 
 
 def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]) -> str:
-    """The answer as shown: a computed value rounded with its unit or scale, a quoted figure
-    with the scale its passage states, words as they are."""
+    """The answer as shown: a computed value rounded with its unit or scale, a quoted bare
+    figure (or list item) with the scale its passage states, words as they are."""
     if draft.path == "pot" and state.route.asks == "value":
         return display_value(answer, state.question, draft.value, cited)
-    if draft.path == "quote" and state.route.form == "looked_up":
-        return quoted_figure(answer, cited)
+    if draft.path == "quote":
+        return _scaled_quotes(answer, draft)
     return answer
+
+
+def _scaled_quotes(answer: str, draft: Draft) -> str:
+    """A quoted answer (one quote, or list items) whose bare figures take the scale their
+    own passages state; a count, or an answer no longer the quotes, unchanged."""
+    passages = {p.id: p for p in draft.passages}
+    found = [(q.quote.strip(), q.location) for q in draft.quotes if q.location is not None]
+    if not found or LIST_SEPARATOR.join(quote for quote, _ in found) != answer:
+        return answer
+    return LIST_SEPARATOR.join(
+        quoted_figure(quote, [passages[at.passage_id]] if at.passage_id in passages else [])
+        for quote, at in found
+    )
 
 
 def _outcome(route: RoutingDecision, draft: Draft) -> tuple[Outcome, str]:

@@ -67,6 +67,15 @@ def test_guess_alone_follows_the_wording_even_when_unsure() -> None:
     assert engine.count(FORM) == 0
 
 
+def test_listed_figures_each_take_the_scale_their_passage_states() -> None:
+    final, _ = run(
+        [(ITEMS, {"items": ["812.4", "701.9", "2024"]})],
+        "What was operating cash flow in 2024 and 2023 respectively?",
+        [CASH_FLOW, MDNA],
+    )
+    assert final.answer == "812.4 million; 701.9 million; 2024"  # a year takes no scale
+
+
 def test_a_question_asking_which_one_wins_has_the_program_name_it() -> None:
     final, engine = run(
         [(WRITE, fenced("result = '2018' if 178 > 166 else '2019'"))],
