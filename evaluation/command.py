@@ -32,6 +32,7 @@ from filingqa.evaluation.open_corpus import (
     open_corpus,
     require_index,
 )
+from filingqa.evaluation.paired import Paired, compare_all
 from filingqa.evaluation.published import append_published, restore_missing, write_published
 from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import read_rows, run_mode
@@ -223,6 +224,14 @@ def run_evaluation(
     return summaries
 
 
+def paired_results(settings: EvalSettings) -> list[Paired]:
+    """Every setting of ``settings`` against each one listed before it, from the rows its
+    run wrote (on the questions both have)."""
+    plan = plan_settings(settings)
+    rows = {s.label: read_rows(settings.out_dir / f"{s.label}.jsonl") for s in plan}
+    return compare_all(rows)
+
+
 def _restore(published: Path, rows_path: Path, records: list[QARecord], progress: bool) -> None:
     """Bring ``rows_path`` the published rows it lacks, then publish the rows only it had."""
     restored = restore_missing(published, rows_path, records)
@@ -246,6 +255,7 @@ def _write_results(
         "index": str(index) if index else None,
         "wall_seconds": round(seconds, 1),
         "summaries": {name: s.model_dump() for name, s in summaries.items()},
+        "paired": [p.model_dump() for p in paired_results(settings)],
     }
     text = json.dumps(results, indent=2)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
@@ -255,7 +265,7 @@ def _write_results(
         settings.json_out.parent.mkdir(parents=True, exist_ok=True)
         settings.json_out.write_text(text)
     if settings.publish is not None:  # no machine paths
-        shared = {key: results[key] for key in ("contexts", "summaries")}
+        shared = {key: results[key] for key in ("contexts", "summaries", "paired")}
         local = {"out_dir", "json_out", "index", "publish"}
         shared["settings"] = settings.model_dump(mode="json", exclude=local)
         (settings.publish / "results.json").write_text(json.dumps(shared, indent=2))

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from math import comb
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
 if TYPE_CHECKING:
     from filingqa.evaluation.runner import Row
 
@@ -30,3 +32,67 @@ def paired_outcomes(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[
     if old.keys() != new.keys():
         raise ValueError("the two runs cover different questions")
     return sum(new[q] > old[q] for q in old), sum(new[q] < old[q] for q in old)
+
+
+class Paired(BaseModel):
+    """``candidate`` against ``baseline`` on the questions both answered: wins, losses, the
+    one-sided sign test's p-value, and wins and losses per answer type."""
+
+    baseline: str
+    candidate: str
+    questions: int
+    wins: int
+    losses: int
+    p_value: float
+    by_answer_type: dict[str, tuple[int, int]]
+
+
+def compare(baseline: str, candidate: str, rows: dict[str, Sequence[Row]]) -> Paired:
+    """``rows[candidate]`` against ``rows[baseline]``, matched by question id on the
+    questions both have (a run still going has fewer)."""
+    old = {row.id: row for row in rows[baseline]}
+    new = {row.id: row for row in rows[candidate] if row.id in old}
+    wins = [q for q, row in new.items() if row.score > old[q].score]
+    losses = [q for q, row in new.items() if row.score < old[q].score]
+    kinds = sorted({row.answer_type for row in new.values()})
+    by_type = {
+        kind: (
+            sum(new[q].answer_type == kind for q in wins),
+            sum(new[q].answer_type == kind for q in losses),
+        )
+        for kind in kinds
+    }
+    return Paired(
+        baseline=baseline,
+        candidate=candidate,
+        questions=len(new),
+        wins=len(wins),
+        losses=len(losses),
+        p_value=sign_test(len(wins), len(losses)),
+        by_answer_type=by_type if len(kinds) > 1 else {},
+    )
+
+
+def compare_all(rows: dict[str, Sequence[Row]]) -> list[Paired]:
+    """Every setting against each one listed before it."""
+    names = list(rows)
+    return [compare(a, b, rows) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def format_paired(comparisons: list[Paired]) -> str:
+    """One line per pair: wins, losses and p, then wins/losses per answer type (empty for
+    no pairs)."""
+    if not comparisons:
+        return ""
+    width = max(len(f"{p.candidate} vs {p.baseline}") for p in comparisons)
+    lines = [
+        "paired, strict score (A vs B: A's wins and losses; p of the sign test that A is better):"
+    ]
+    for p in comparisons:
+        kinds = ", ".join(f"{kind} {won}/{lost}" for kind, (won, lost) in p.by_answer_type.items())
+        lines.append(
+            f"  {f'{p.candidate} vs {p.baseline}':<{width}}  n {p.questions:>4}  "
+            f"wins {p.wins:>3}  losses {p.losses:>3}  p {p.p_value:.3f}"
+            + (f"  ({kinds})" if kinds else "")
+        )
+    return "\n".join(lines)

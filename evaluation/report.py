@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from filingqa.evaluation.failure_classes import CLASS_NAMES, FailureClass, classify
+from filingqa.evaluation.paired import Paired, compare_all
 from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import (
     COST_COLUMNS,
@@ -61,6 +62,7 @@ def write_html_report(
     sections = [
         _header(results),
         _section("Settings", _summary_table(results.get("summaries", {}))),
+        _section("Paired", _paired_table(compare_all(rows))),
         _section(
             "Accuracy by answer type",
             _by_category(rows, lambda row: row.answer_type) + _official_by_answer_type(rows),
@@ -130,6 +132,28 @@ def _summary_line(name: str, s: Summary) -> str:
         str(s.errors),
     ]
     return "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>"
+
+
+def _paired_table(comparisons: list[Paired]) -> str:
+    """A row per pair of settings: questions, wins, losses, sign-test p, per answer type."""
+    if not comparisons:
+        return "<p>one setting: nothing to pair</p>"
+    head = "".join(
+        f"<th>{c}</th>" for c in ("A vs B", "n", "A wins", "A losses", "p (A better)", "by type")
+    )
+    lines = []
+    for p in comparisons:
+        kinds = ", ".join(f"{k} {won}/{lost}" for k, (won, lost) in p.by_answer_type.items())
+        cells = [
+            f"{p.candidate} vs {p.baseline}",
+            str(p.questions),
+            str(p.wins),
+            str(p.losses),
+            f"{p.p_value:.3f}",
+            kinds or "-",
+        ]
+        lines.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(lines)}</table>"
 
 
 def _by_category(rows: dict[str, list[Row]], category: Callable[[Row], str]) -> str:

@@ -361,8 +361,10 @@ def _run_eval(args: argparse.Namespace) -> int:
         EvalSettings,
         check_index,
         check_slice,
+        paired_results,
         run_evaluation,
     )
+    from filingqa.evaluation.paired import format_paired
     from filingqa.evaluation.summary import format_by_answer_type, format_table
     from filingqa.lm.backbone import get_lm
 
@@ -404,6 +406,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     print(format_table(summaries))
     if by_type := format_by_answer_type(summaries):
         print(by_type)
+    if paired := format_paired(paired_results(settings)):
+        print(paired)
     written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
     print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
     return 0

@@ -235,6 +235,9 @@ def test_open_corpus_eval_writes_pages_hit_rate_and_json(tmp_path: Path, scripte
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["contexts"] == {"naive-rag": "retrieved", "program@retrieved": "retrieved"}
     assert results["summaries"]["naive-rag"]["retrieval_hit_rate"] == 0.5
+    (paired,) = results["paired"]  # both right on both questions
+    assert (paired["candidate"], paired["baseline"]) == ("program@retrieved", "naive-rag")
+    assert (paired["questions"], paired["wins"], paired["losses"]) == (2, 0, 0)
     assert json.loads(settings.json_out.read_text()) == results
     again = run_evaluation(  # every row is done: nothing runs, the LM has no replies left
         settings,

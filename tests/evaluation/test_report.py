@@ -50,6 +50,7 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     html = out.read_text()
     for section in (
         "settings",
+        "paired",
         "accuracy-by-answer-type",
         "accuracy-by-question-type",
         "accuracy-vs-lm-calls-per-question",
@@ -65,6 +66,11 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     # the official metrics per answer type, beside the strict accuracy
     assert "<td>span</td><td>pot</td><td>2</td><td>50.0%</td><td>EM 50.0% F1 50.0%</td>" in html
     assert "<td>number</td><td>direct</td><td>2</td><td>0.0%</td><td>EM 0.0% F1 0.0%</td>" in html
+    # pot against direct, question by question: q1 and q3 won (both numbers)
+    assert (
+        "<td>pot vs direct</td><td>4</td><td>2</td><td>0</td><td>0.250</td>"
+        "<td>number 2/0, span 0/0</td>"
+    ) in html
     # one trace per row, nested under its setting, with the working escaped
     assert html.count("<details>") == 2 + 8
     assert "What was &lt;b&gt;item&lt;/b&gt; 1?" in html and "<b>item</b>" not in html
