@@ -142,8 +142,6 @@ class ProgramOfThought(dspy.Module):
 
     def _written(self, tasks: list[_Task]) -> list[list[Attempt]]:
         """The programs of ``tasks`` written under one batch hint, each run once."""
-        if not tasks:
-            return []
         seeds = [task.sample for task in tasks if task.sample]
         greedy = tasks[0].sample == 0
         with sampled_together(seeds, temperature=SAMPLE_TEMPERATURE, greedy=greedy):
@@ -161,26 +159,24 @@ class ProgramOfThought(dspy.Module):
 
         First the greedy program and the fewest samples whose agreement decides the vote
         (a majority of all) are written together; the greedy one is repaired and revised
-        as needed. The rest are written together only when the value is still open. The
-        samples left open (a failed program, or one a check faults) are solved in order
-        until the leading value is ahead of every other by more than the samples left.
+        as needed. The rest are written together only when the value is still open. A
+        sample whose program runs and passes the checks needs no more calls; the others
+        are solved in order until the leading value is ahead of every other by more than
+        the samples left unsolved.
         """
         first = len(tasks) // 2 + 1 if len(tasks) > 2 else len(tasks)
         chains = self._written(tasks[:first])
         chains[0] = self._solve(tasks[0], chains[0][0])
-        if not _decided(_finals(chains), self._open(tasks, chains), len(tasks) - first):
-            chains += self._written(tasks[first:])
-        pending = self._open(tasks, chains)
+        open_ = [i for i in range(1, first) if not self._settled(tasks[i], chains[i][0])]
+        if _lead(_finals(chains), skip=open_) <= len(open_) + len(tasks) - first:
+            chains += self._written(tasks[first:]) if first < len(tasks) else []
+        pending = [i for i in range(1, len(chains)) if not self._settled(tasks[i], chains[i][0])]
         unwritten = len(tasks) - len(chains)
         for left, index in enumerate(pending):
-            if _decided(_finals(chains), pending[left:], unwritten):
+            if _lead(_finals(chains), skip=pending[left:]) > len(pending) - left + unwritten:
                 break
             chains[index] = self._solve(tasks[index], chains[index][0])
         return chains
-
-    def _open(self, tasks: list[_Task], chains: list[list[Attempt]]) -> list[int]:
-        """The samples (after the greedy one) whose first program is not settled."""
-        return [i for i in range(1, len(chains)) if not self._settled(tasks[i], chains[i][0])]
 
     def _settled(self, task: _Task, attempt: Attempt) -> bool:
         """Whether ``attempt`` ran and every check switched on passes it (no call needed)."""
@@ -288,11 +284,6 @@ def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:
     best = max(counts.values())
     winner = next(key for key in keys if key is not None and counts[key] == best)
     return finals[keys.index(winner)], best
-
-
-def _decided(finals: list[Attempt], open_samples: list[int], unwritten: int) -> bool:
-    """Whether the leading value stays ahead whatever the open and unwritten samples give."""
-    return _lead(finals, skip=open_samples) > len(open_samples) + unwritten
 
 
 def _lead(finals: list[Attempt], skip: list[int]) -> int:
