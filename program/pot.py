@@ -44,14 +44,11 @@ class ProgramOfThought(dspy.Module):
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
     rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default: it fixes
     column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
-    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` beside the greedy one,
-    each is run, and the value most programs agree on wins; ties go to the earliest sample.
-    They are written in two windows, each requested
-    :func:`~filingqa.lm.parallel_samples.sampled_together` (an engine that can decodes a
-    window as one batch): the greedy program and enough samples for a majority, then the
-    rest only when those do not agree enough to decide the vote. The greedy program is
-    repaired and revised as needed; a sample only while that could still change the
-    winning value. The value chosen is the one the vote of all ``samples`` would choose.
+    further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` beside the greedy one
+    (all requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine
+    that can decodes them as one batch), each is run, and the value most programs agree on
+    wins; ties go to the earliest sample. The greedy program is repaired and revised as
+    needed; a sample only while that could still change the winning value.
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
@@ -88,13 +85,16 @@ class ProgramOfThought(dspy.Module):
         question when given; without it the request is the bare prompt."""
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
-        tasks = [
-            _Task(question, evidence, formula, _sample_config(sample), sample)
-            for sample in range(self.samples)
-        ]
+        configs = [_sample_config(sample) for sample in range(self.samples)]
         with dspy.context(adapter=FencedCodeAdapter()):
-            chains = self._solve_votes(tasks)
-        finals = _finals(chains)
+            with sampled_together(range(1, self.samples), temperature=SAMPLE_TEMPERATURE):
+                programs = [self._write(question, evidence, formula, c) for c in configs]
+            tasks = [
+                _Task(question, evidence, formula, config, sample)
+                for sample, config in enumerate(configs)
+            ]
+            chains = self._solve_votes(tasks, programs)
+        finals = [chain[-1] for chain in chains]
         chosen, votes = _majority(finals)
         return dspy.Prediction(
             answer=answer_text(chosen.execution),
@@ -140,40 +140,28 @@ class ProgramOfThought(dspy.Module):
             votes=int(attempt.execution.ok),
         )
 
-    def _written(self, tasks: list[_Task]) -> list[list[Attempt]]:
-        """The programs of ``tasks`` written under one batch hint, each run once."""
-        seeds = [task.sample for task in tasks if task.sample]
-        greedy = tasks[0].sample == 0
-        with sampled_together(seeds, temperature=SAMPLE_TEMPERATURE, greedy=greedy):
-            programs = [
-                self.write(
-                    question=t.question, evidence=t.evidence, formula=t.formula, config=t.config
-                ).program
-                for t in tasks
-            ]
-        return [[self._run(program, t.sample)] for t, program in zip(tasks, programs, strict=True)]
+    def _write(
+        self, question: str, evidence: str, formula: str | None, config: dict[str, Any]
+    ) -> str:
+        return self.write(
+            question=question, evidence=evidence, formula=formula, config=config
+        ).program
 
-    def _solve_votes(self, tasks: list[_Task]) -> list[list[Attempt]]:
-        """Every sample's attempts, written and solved only while they could change the value
-        the vote of all ``tasks`` chooses (so the value is the one all of them would give).
+    def _solve_votes(self, tasks: list[_Task], programs: list[str]) -> list[list[Attempt]]:
+        """Each program run; the greedy one (the first) repaired and revised as needed, and
+        a sample only while its repair or revision could still change the majority value.
 
-        First the greedy program and the fewest samples whose agreement decides the vote
-        (a majority of all) are written together; the greedy one is repaired and revised
-        as needed. The rest are written together only when the value is still open. A
-        sample whose program runs and passes the checks needs no more calls; the others
-        are solved in order until the leading value is ahead of every other by more than
-        the samples left unsolved.
+        A sample whose program runs and passes the checks needs no LM call. The others are
+        solved in order until the leading value is ahead of every other by more than the
+        samples left unsolved: whatever they would give, the chosen value stays.
         """
-        first = len(tasks) // 2 + 1 if len(tasks) > 2 else len(tasks)
-        chains = self._written(tasks[:first])
+        chains = [
+            [self._run(program, task.sample)] for task, program in zip(tasks, programs, strict=True)
+        ]
         chains[0] = self._solve(tasks[0], chains[0][0])
-        open_ = [i for i in range(1, first) if not self._settled(tasks[i], chains[i][0])]
-        if _lead(_finals(chains), skip=open_) <= len(open_) + len(tasks) - first:
-            chains += self._written(tasks[first:]) if first < len(tasks) else []
-        pending = [i for i in range(1, len(chains)) if not self._settled(tasks[i], chains[i][0])]
-        unwritten = len(tasks) - len(chains)
+        pending = [i for i in range(1, len(tasks)) if not self._settled(tasks[i], chains[i][0])]
         for left, index in enumerate(pending):
-            if _lead(_finals(chains), skip=pending[left:]) > len(pending) - left + unwritten:
+            if _lead([chain[-1] for chain in chains], skip=pending[left:]) > len(pending) - left:
                 break
             chains[index] = self._solve(tasks[index], chains[index][0])
         return chains
@@ -268,11 +256,6 @@ def _cell_misreads(program: str, evidence: str, question: str) -> tuple[int, str
     columns the question does not ask about, and the reason to give."""
     found = misreads(program, evidence, question)
     return len(found), cell_feedback(found) if found else ""
-
-
-def _finals(chains: list[list[Attempt]]) -> list[Attempt]:
-    """The last attempt of each sample."""
-    return [chain[-1] for chain in chains]
 
 
 def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:

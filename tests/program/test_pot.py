@@ -99,7 +99,7 @@ def test_self_consistency_takes_the_majority_value(scripted_lm) -> None:
 def test_samples_after_the_first_are_drawn_at_temperature_with_distinct_seeds(
     scripted_lm,
 ) -> None:
-    lm = scripted_lm([fenced(f"result = {n}") for n in (1, 2, 3)])
+    lm = scripted_lm([fenced("result = 1")] * 3)
     with dspy.context(lm=lm):
         ProgramOfThought(samples=3)(question="Q?", evidence="E")
     configs = [request.config for request in lm.engine.requests]
@@ -192,7 +192,7 @@ def test_bare_pot_does_not_check_cells(scripted_lm) -> None:
     assert lm.engine.calls == 1
 
 
-def test_the_programs_of_a_vote_are_written_under_one_batch_hint_per_window() -> None:
+def test_every_program_of_a_self_consistency_vote_is_written_under_one_batch_hint() -> None:
     seen: list[Draws | None] = []
 
     programs = iter(["result = 2", "result = 1 / 0", "result = 3", "result = 3"])
@@ -203,23 +203,10 @@ def test_the_programs_of_a_vote_are_written_under_one_batch_hint_per_window() ->
 
     with dspy.context(lm=fake_lm(respond)):
         prediction = ProgramOfThought(samples=3, max_repairs=1)(question="Q?", evidence="E")
-    first = Draws(seeds=(1,), temperature=SAMPLE_TEMPERATURE, greedy=True)
-    rest = Draws(seeds=(2,), temperature=SAMPLE_TEMPERATURE, greedy=False)
-    assert seen[:2] == [first, first]  # the greedy program and one sample: a majority of 3
-    assert seen[2:3] == [rest]  # they left the vote open, so the last sample is written
+    hint = Draws(seeds=(1, 2), temperature=SAMPLE_TEMPERATURE, greedy=True)
+    assert seen[:3] == [hint, hint, hint]  # the greedy program and both samples, first
     assert seen[3:] == [None]  # the failed sample's repair is asked on its own
     assert (prediction.value, prediction.votes) == (3, 2)
-
-
-def test_the_other_samples_are_not_written_when_the_first_window_decides_the_vote(
-    scripted_lm,
-) -> None:
-    lm = scripted_lm([fenced("result = 7")] * 3)
-    with dspy.context(lm=lm):
-        prediction = ProgramOfThought(samples=5)(question="Q?", evidence="E")
-    assert lm.engine.calls == 3  # 3 of 5 agree: the other 2 could not change the value
-    assert (prediction.value, prediction.votes) == (7, 3)
-    assert [a.sample for a in prediction.attempts] == [0, 1, 2]
 
 
 def test_a_failed_sample_is_not_repaired_when_its_vote_cannot_change_the_value(
@@ -236,16 +223,13 @@ def test_a_failed_sample_is_not_repaired_when_its_vote_cannot_change_the_value(
 
 
 def test_samples_are_repaired_in_order_until_the_lead_is_safe(scripted_lm) -> None:
-    # the first window (greedy, samples 1 and 2), the greedy's repair, the last sample,
-    # then the first failed sample's repair
-    replies = ["result = 1 / 0", "result = 4", "result = 1 / 0", "result = 4"]
-    replies += ["result = 1 / 0", "result = 4"]
-    lm = scripted_lm([fenced(p) for p in replies])
+    programs = ["result = 1 / 0", "result = 4", "result = 1 / 0", "result = 1 / 0"]
+    repairs = ["result = 4", "result = 4"]  # the greedy's, then the first failed sample's
+    lm = scripted_lm([fenced(p) for p in programs + repairs])
     with dspy.context(lm=lm):
         prediction = ProgramOfThought(samples=4, max_repairs=1)(question="Q?", evidence="E")
-    # greedy repaired (4), sample 1 gave 4: lead 2 = 2 samples open (2 failed, 3 unwritten),
-    # so sample 3 is written (fails); lead 2 = samples left 2, so sample 2 is repaired (4);
-    # then lead 3 > 1 left, and sample 3 is not
+    # greedy repaired (4), sample 1 gave 4: lead 2 = samples left 2, so sample 2 is
+    # repaired (4); then lead 3 > 1 left, and sample 3 is not
     assert lm.engine.calls == 6
     assert [len(chain) for chain in _chains(prediction)] == [2, 1, 2, 1]
     assert (prediction.value, prediction.votes) == (4, 3)
