@@ -7,12 +7,12 @@ import pytest
 
 import filingqa
 from filingqa.artifact import BackboneMismatch
+from filingqa.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.program.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.lightgbm_router import LightGBMRouter
-from filingqa.program.passages import split_filing
+from filingqa.retrieval.evidence import split_filing
 from filingqa.retrieval.rerank import Reranker
+from filingqa.router.lightgbm_router import LightGBMRouter
 
 from .optimizers.compile_fakes import rule_lm
 
