@@ -13,9 +13,7 @@ get none.
 
 from __future__ import annotations
 
-import re
-
-from filingqa.core.numbers import ParsedNumber
+from filingqa.core.numbers import ParsedNumber, extract_numbers
 from filingqa.datasets import QARecord, finqa, tatqa
 from filingqa.datasets.tatqa import MULTI_SPAN_SEPARATOR
 from filingqa.metrics.finqa_official import POLAR_ANSWERS, finqa_execution_match
@@ -24,7 +22,6 @@ from filingqa.metrics.tatqa_official import NUMERIC_ANSWER_TYPES, tatqa_score
 
 TATQA_SCALES = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 """TAT-QA's scale names by multiplier (``percent`` comes from a ``%`` sign)."""
-_SCALE_WORD = re.compile(r"(?<=\d)\s*\b(thousand|million|billion)s?\b", re.IGNORECASE)
 
 
 def official_scores(record: QARecord, answer: str) -> dict[str, float]:
@@ -47,6 +44,16 @@ def _tatqa_scale(number: ParsedNumber | None) -> str:
     return TATQA_SCALES.get(number.multiplier, "")
 
 
+def _without_scale_words(span: str) -> str:
+    """``span`` with the scale word of each of its numbers left out (``73,260 thousand`` →
+    ``73,260``), as the number parser reads them."""
+    for number in reversed(extract_numbers(span)):
+        if number.scale_word:
+            bare = number.text[: len(number.text) - len(number.scale_word)].rstrip()
+            span = span[: number.start] + bare + span[number.start + len(number.text) :]
+    return span
+
+
 def _tatqa(record: QARecord, answer: str) -> dict[str, float]:
     answer_type = record.meta.get("tatqa_answer_type")
     number = answer_number(answer)
@@ -54,7 +61,7 @@ def _tatqa(record: QARecord, answer: str) -> dict[str, float]:
         prediction: str | float | list[str] | None = None if number is None else number.magnitude
     else:
         spans = [span for span in answer.split(MULTI_SPAN_SEPARATOR) if span.strip()]
-        prediction = [_SCALE_WORD.sub("", span) for span in spans] if number else spans
+        prediction = [_without_scale_words(span) for span in spans] if number else spans
     score = tatqa_score(
         record.answer_value,  # type: ignore[arg-type]  # float or spans for TAT-QA records
         record.scale,
