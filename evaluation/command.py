@@ -35,7 +35,7 @@ from filingqa.evaluation.open_corpus import (
 from filingqa.evaluation.paired import Paired, compare_all
 from filingqa.evaluation.published import append_published, restore_missing, write_published
 from filingqa.evaluation.report import write_html_report
-from filingqa.evaluation.runner import read_rows, run_mode
+from filingqa.evaluation.runner import Row, read_rows, run_mode
 from filingqa.evaluation.slices import load_slice, select_slice
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
@@ -192,6 +192,7 @@ def run_evaluation(
     records = evaluation_records(settings, data_dir)
     judge = StrictJudge(lm=judge_lm)
     summaries: dict[str, Summary] = {}
+    answered: dict[str, list[Row]] = {}
     started = time.perf_counter()
     with ExitStack() as stack, dspy.context(lm=lm):
         if corpus is None and _retrieves(plan):
@@ -220,7 +221,9 @@ def run_evaluation(
             if published is not None:  # the regraded and relabelled rows too
                 write_published(published, rows)
             summaries[setting.label] = summarize(rows)
-    _write_results(settings, plan, summaries, time.perf_counter() - started)
+            answered[setting.label] = rows
+    paired = compare_all(answered)
+    _write_results(settings, plan, summaries, paired, time.perf_counter() - started)
     return summaries
 
 
@@ -245,7 +248,11 @@ def _retrieves(plan: list[Setting]) -> bool:
 
 
 def _write_results(
-    settings: EvalSettings, plan: list[Setting], summaries: dict[str, Summary], seconds: float
+    settings: EvalSettings,
+    plan: list[Setting],
+    summaries: dict[str, Summary],
+    paired: list[Paired],
+    seconds: float,
 ) -> None:
     retrieving = _retrieves(plan)
     index = index_location(index_spec(settings.dataset), settings.index) if retrieving else None
@@ -255,7 +262,7 @@ def _write_results(
         "index": str(index) if index else None,
         "wall_seconds": round(seconds, 1),
         "summaries": {name: s.model_dump() for name, s in summaries.items()},
-        "paired": [p.model_dump() for p in paired_results(settings)],
+        "paired": [p.model_dump() for p in paired],
     }
     text = json.dumps(results, indent=2)
     settings.out_dir.mkdir(parents=True, exist_ok=True)

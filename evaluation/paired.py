@@ -27,11 +27,20 @@ def paired_outcomes(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[
     Raises:
         ValueError: the two runs did not answer the same questions.
     """
-    old = {row.id: row.score for row in baseline}
-    new = {row.id: row.score for row in candidate}
-    if old.keys() != new.keys():
+    if {row.id for row in baseline} != {row.id for row in candidate}:
         raise ValueError("the two runs cover different questions")
-    return sum(new[q] > old[q] for q in old), sum(new[q] < old[q] for q in old)
+    wins, losses = _wins_and_losses(baseline, candidate)
+    return len(wins), len(losses)
+
+
+def _wins_and_losses(
+    baseline: Sequence[Row], candidate: Sequence[Row]
+) -> tuple[list[Row], list[Row]]:
+    """The candidate's rows scored higher than the baseline's row of the same question, and
+    those scored lower (questions only one of them has are left out)."""
+    old = {row.id: row.score for row in baseline}
+    shared = [row for row in candidate if row.id in old]
+    return [r for r in shared if r.score > old[r.id]], [r for r in shared if r.score < old[r.id]]
 
 
 class Paired(BaseModel):
@@ -46,26 +55,29 @@ class Paired(BaseModel):
     p_value: float
     by_answer_type: dict[str, tuple[int, int]]
 
+    def by_type_text(self) -> str:
+        """``number 2/0, span 1/1``: wins/losses per answer type (empty for one type)."""
+        return ", ".join(f"{k} {won}/{lost}" for k, (won, lost) in self.by_answer_type.items())
+
 
 def compare(baseline: str, candidate: str, rows: dict[str, Sequence[Row]]) -> Paired:
     """``rows[candidate]`` against ``rows[baseline]``, matched by question id on the
     questions both have (a run still going has fewer)."""
-    old = {row.id: row for row in rows[baseline]}
-    new = {row.id: row for row in rows[candidate] if row.id in old}
-    wins = [q for q, row in new.items() if row.score > old[q].score]
-    losses = [q for q, row in new.items() if row.score < old[q].score]
-    kinds = sorted({row.answer_type for row in new.values()})
+    baseline_ids = {row.id for row in rows[baseline]}
+    shared = [row for row in rows[candidate] if row.id in baseline_ids]
+    wins, losses = _wins_and_losses(rows[baseline], shared)
+    kinds = sorted({row.answer_type for row in shared})
     by_type = {
         kind: (
-            sum(new[q].answer_type == kind for q in wins),
-            sum(new[q].answer_type == kind for q in losses),
+            sum(row.answer_type == kind for row in wins),
+            sum(row.answer_type == kind for row in losses),
         )
         for kind in kinds
     }
     return Paired(
         baseline=baseline,
         candidate=candidate,
-        questions=len(new),
+        questions=len(shared),
         wins=len(wins),
         losses=len(losses),
         p_value=sign_test(len(wins), len(losses)),
@@ -89,7 +101,7 @@ def format_paired(comparisons: list[Paired]) -> str:
         "paired, strict score (A vs B: A's wins and losses; p of the sign test that A is better):"
     ]
     for p in comparisons:
-        kinds = ", ".join(f"{kind} {won}/{lost}" for kind, (won, lost) in p.by_answer_type.items())
+        kinds = p.by_type_text()
         lines.append(
             f"  {f'{p.candidate} vs {p.baseline}':<{width}}  n {p.questions:>4}  "
             f"wins {p.wins:>3}  losses {p.losses:>3}  p {p.p_value:.3f}"

@@ -143,14 +143,13 @@ def _paired_table(comparisons: list[Paired]) -> str:
     )
     lines = []
     for p in comparisons:
-        kinds = ", ".join(f"{k} {won}/{lost}" for k, (won, lost) in p.by_answer_type.items())
         cells = [
             f"{p.candidate} vs {p.baseline}",
             str(p.questions),
             str(p.wins),
             str(p.losses),
             f"{p.p_value:.3f}",
-            kinds or "-",
+            p.by_type_text() or "-",
         ]
         lines.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(lines)}</table>"
