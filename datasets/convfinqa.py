@@ -26,11 +26,18 @@ _PERCENT_LITERAL = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 PREFETCH_CONVERSATIONS = 32  # conversations whose programs are run concurrently at a time
 
 
-def execute_turn_program(program: str) -> float | bool:
-    """The value of a turn's program (its ``ans``), rounded like FinQA's ``exe_ans``.
+def turn_program_to_python(program: str) -> str:
+    """Python assigning ``result`` = a turn's program's ``ans``.
 
     A few programs hold percent literals (``ans = 13.4%``); as in FinQA they mean x/100
     (later turns of those conversations use ``0.134``).
+    """
+    return _PERCENT_LITERAL.sub(r"(\1 / 100)", program) + "\nresult = ans"
+
+
+def execute_turn_program(program: str) -> float | bool:
+    """The value of a turn's program (:func:`turn_program_to_python`), rounded like FinQA's
+    ``exe_ans``.
 
     Raises:
         DatasetError: the program fails or does not produce a number or bool.
@@ -41,7 +48,7 @@ def execute_turn_program(program: str) -> float | bool:
         return cached
     from filingqa.sandbox import run_python
 
-    outcome = run_python(_PERCENT_LITERAL.sub(r"(\1 / 100)", program) + "\nresult = ans")
+    outcome = run_python(turn_program_to_python(program))
     value = outcome.value
     if not outcome.ok or not isinstance(value, int | float):
         raise DatasetError(f"ConvFinQA program did not give a number: {program!r}: {outcome}")

@@ -1,6 +1,7 @@
-"""The executor check: the gold programs of FinQA (its DSL) and TAT-QA (its derivations),
-translated to Python and run in the sandbox, scored against the gold by the strict judge
-(no LM) and by the official metrics; a disagreement is assigned its likely cause."""
+"""The executor check: the gold programs of FinQA (its DSL), TAT-QA (its derivations) and
+ConvFinQA (its turns' programs), translated to Python and run in the sandbox, scored
+against the gold by the strict judge (no LM) and by the official metrics; a disagreement
+is assigned its likely cause."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.datasets import finqa as finqa_module
+from filingqa.datasets.convfinqa import turn_program_to_python
 from filingqa.datasets.finqa import finqa_program_to_python
 from filingqa.datasets.parsing import format_number
 from filingqa.datasets.tatqa import tatqa_derivation_to_python
@@ -115,6 +117,19 @@ def check_tatqa(record: QARecord, judge: StrictJudge) -> Check:
             record.answer_value, record.scale, rounded, record.scale, answer_type="arithmetic"
         )
         check.official = score.exact_match == 1.0
+    return check
+
+
+def check_convfinqa(record: QARecord, judge: StrictJudge) -> Check:
+    """Run and judge one ConvFinQA turn's program against the turn's answer."""
+    check = Check("convfinqa", record.id, record.question, record.gold_program or "", record.answer)
+    if execute(check, lambda: turn_program_to_python(check.program)):
+        prediction = as_prediction(check.got)
+        verdict = judge.judge(
+            record.question, record.answer, prediction, answer_type=record.answer_type, scale=""
+        )
+        check.score, check.reason = verdict.score, verdict.reason
+        check.official = finqa_execution_match(record.answer_value, prediction)
     return check
 
 

@@ -4,7 +4,8 @@ A step that reads the evidence sends one user message, with no system message (a
 template then inserts the same default system prompt, if any, before every one):
 
     <evidence, as rendered>            ← the leading block: identical for every step
-    Question: <question>                 that reads this question over this evidence
+    <worked examples, if any>            that reads this question over this evidence
+    Question: <question>
     <other inputs, "Label: value">     ← the step's own inputs
     <the step's instructions>
     <its output fields and format>
@@ -28,14 +29,17 @@ from dspy.adapters.utils import format_field_value, translate_field_type
 SHARED_FIELD = "evidence"
 """The input shown bare at the very start of a request: its steps share a leading block."""
 QUESTION_FIELD = "question"
+EXAMPLES_FIELD = "examples_from_other_filings"
+"""Solved questions shown between the evidence and the question, so that the question is
+read last, right before the instructions."""
 
 
 def request_sections(signature: type[dspy.Signature], inputs: dict[str, Any]) -> list[str]:
-    """The input sections of a request: the evidence bare, then ``Question: ...``, then
-    the other inputs as ``Label: value`` in the signature's order; inputs that are absent
-    (or optional and left out) are skipped."""
+    """The input sections of a request: the evidence bare, then worked examples, then
+    ``Question: ...``, then the other inputs as ``Label: value`` in the signature's order;
+    inputs that are absent (or optional and left out) are skipped."""
     fields = signature.input_fields
-    order = [name for name in (SHARED_FIELD, QUESTION_FIELD) if name in fields]
+    order = [name for name in (SHARED_FIELD, EXAMPLES_FIELD, QUESTION_FIELD) if name in fields]
     order += [name for name in fields if name not in order]
     sections = []
     for name in order:

@@ -14,6 +14,7 @@ from filingqa.checks.sign_check import sign_feedback, subtracted_negatives
 from filingqa.checks.table_rows import linearize_tables
 from filingqa.lm.code_adapter import FencedCodeAdapter
 from filingqa.lm.parallel_samples import sampled_together
+from filingqa.program.worked_examples import WorkedExamples, shown
 from filingqa.sandbox import ExecutionResult, SandboxLimits, run_python
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
@@ -56,6 +57,10 @@ class ProgramOfThought(dspy.Module):
     come from rows or year columns the question does not ask about, told which cells it
     should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare PoT
     stays the bare prompt).
+
+    With ``worked_examples`` and ``examples_per_question`` > 0 the first programs are
+    written after that many solved questions nearest the question
+    (:mod:`~filingqa.program.worked_examples`), shown between the evidence and the question.
     """
 
     def __init__(
@@ -66,10 +71,14 @@ class ProgramOfThought(dspy.Module):
         samples: int = 1,
         check_signs: bool = True,
         check_cells: bool = False,
+        worked_examples: WorkedExamples | None = None,
+        examples_per_question: int = 0,
     ) -> None:
         super().__init__()
         if samples < 1:
             raise ValueError("samples must be at least 1")
+        if examples_per_question < 0:
+            raise ValueError("examples_per_question must be at least 0")
         self.write = dspy.Predict(WriteProgram)
         self.repair = dspy.Predict(RepairProgram)
         self.revise_program = dspy.Predict(ReviseProgram)
@@ -79,6 +88,8 @@ class ProgramOfThought(dspy.Module):
         self.samples = samples
         self.check_signs = check_signs
         self.check_cells = check_cells
+        self.worked_examples = worked_examples
+        self.examples_per_question = examples_per_question
 
     def forward(self, question: str, evidence: str, formula: str | None = None) -> dspy.Prediction:
         """``formula`` (:func:`~filingqa.checks.formulas.formula_note`) is shown after the
@@ -86,9 +97,10 @@ class ProgramOfThought(dspy.Module):
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
         configs = [_sample_config(sample) for sample in range(self.samples)]
+        examples = self._examples(question)
         with dspy.context(adapter=FencedCodeAdapter()):
             with sampled_together(range(1, self.samples), temperature=SAMPLE_TEMPERATURE):
-                programs = [self._write(question, evidence, formula, c) for c in configs]
+                programs = [self._write(question, evidence, formula, examples, c) for c in configs]
             tasks = [
                 _Task(question, evidence, formula, config, sample)
                 for sample, config in enumerate(configs)
@@ -140,11 +152,26 @@ class ProgramOfThought(dspy.Module):
             votes=int(attempt.execution.ok),
         )
 
+    def _examples(self, question: str) -> str | None:
+        """The worked examples shown for ``question`` (None without a pool or with k = 0)."""
+        if self.worked_examples is None or not self.examples_per_question:
+            return None
+        return shown(self.worked_examples.nearest(question, self.examples_per_question))
+
     def _write(
-        self, question: str, evidence: str, formula: str | None, config: dict[str, Any]
+        self,
+        question: str,
+        evidence: str,
+        formula: str | None,
+        examples: str | None,
+        config: dict[str, Any],
     ) -> str:
         return self.write(
-            question=question, evidence=evidence, formula=formula, config=config
+            question=question,
+            evidence=evidence,
+            formula=formula,
+            examples_from_other_filings=examples,
+            config=config,
         ).program
 
     def _solve_votes(self, tasks: list[_Task], programs: list[str]) -> list[list[Attempt]]:

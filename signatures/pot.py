@@ -10,6 +10,10 @@ import dspy
 
 EVIDENCE_DESCRIPTION = "tables and text from the filing"
 FORMULA_DESCRIPTION = "how the computation the question names is done (not shown when None)"
+EXAMPLES_DESCRIPTION = (
+    "solved questions from other filings with their programs, the nearest first (not shown "
+    "when None)"
+)
 
 
 class WriteProgram(dspy.Signature):
@@ -18,6 +22,9 @@ class WriteProgram(dspy.Signature):
     evidence: str = dspy.InputField(desc=EVIDENCE_DESCRIPTION)
     question: str = dspy.InputField()
     formula: str | None = dspy.InputField(default=None, desc=FORMULA_DESCRIPTION)
+    examples_from_other_filings: str | None = dspy.InputField(
+        default=None, desc=EXAMPLES_DESCRIPTION
+    )
     program: str = dspy.OutputField(desc="Python code that assigns the answer to `result`")
 
 

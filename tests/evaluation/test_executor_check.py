@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from filingqa.datasets import QARecord
+from filingqa.datasets.convfinqa import turn_program_to_python
 from filingqa.datasets.finqa import finqa_program_to_python
-from filingqa.evaluation.executor_check import Check, assign_cause, execute, missed_by
+from filingqa.evaluation.executor_check import (
+    Check,
+    assign_cause,
+    check_convfinqa,
+    execute,
+    missed_by,
+)
+from filingqa.metrics.judge import StrictJudge
 
 
 @pytest.mark.parametrize(
@@ -38,3 +47,29 @@ def test_translation_failure_keeps_its_cause() -> None:
     assert not execute(check, lambda: finqa_program_to_python(check.program, []))
     assert assign_cause(check).startswith("translation error: unknown FinQA op")
     assert missed_by(check) == "both"
+
+
+@pytest.mark.parametrize(
+    ("program", "answer", "value", "agrees"),
+    [
+        ("ans = 15 - 19", "-4", -4.0, True),
+        ("ans = 13.4% * 2", "0.268", 0.268, True),
+        ("ans = 15 + 19", "-4", -4.0, False),
+    ],
+)
+def test_convfinqa_turn_programs_are_run_and_judged(
+    program: str, answer: str, value: float, agrees: bool
+) -> None:
+    record = QARecord(
+        id="conv/turn0",
+        dataset="convfinqa",
+        split="dev",
+        question="what was the change?",
+        answer=answer,
+        answer_value=value,
+        answer_type="number",
+        gold_program=program,
+    )
+    check = check_convfinqa(record, StrictJudge(lm=None))
+    assert check.code == turn_program_to_python(program)
+    assert (check.score == 1.0 and check.official) is agrees

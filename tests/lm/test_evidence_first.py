@@ -23,6 +23,7 @@ import filingqa.program.pot as pot_program
 import filingqa.signatures.pot as pot_signatures
 from filingqa.lm.code_adapter import FencedCodeAdapter
 from filingqa.lm.evidence_first import (
+    EXAMPLES_FIELD,
     EvidenceFirstChatAdapter,
     EvidenceFirstJSONAdapter,
     output_description,
@@ -101,10 +102,12 @@ def program_steps(backbone: str) -> list[Step]:
 def sample_value(field: str, annotation: Any, step: str, index: int) -> Any:
     """The fixed question, evidence or passages, else a value of ``annotation`` naming
     ``field`` and ``step`` (one or two lines); optional inputs are left out on every other
-    step."""
+    step, worked examples (shown before the question, tested apart) on every step."""
     fixed = {"question": QUESTION, "evidence": EVIDENCE, "passage_list": PASSAGE_LIST}
     if field in fixed:
         return fixed[field]
+    if field == EXAMPLES_FIELD:
+        return None
     label = f"{field} for {step}"
     if get_origin(annotation) in (Union, UnionType) and NoneType in get_args(annotation):
         if index % 2:
@@ -169,6 +172,14 @@ def test_the_steps_over_the_evidence_share_one_leading_block(backbone: str) -> N
         assert text.startswith(EVIDENCE_LEAD + "\n\n"), name
     shared = {text[: len(EVIDENCE_LEAD) + 2] for text in texts.values()}
     assert shared == {EVIDENCE_LEAD + "\n\n"}  # byte-identical up to the step's own part
+
+
+def test_worked_examples_come_between_the_shared_evidence_and_the_question() -> None:
+    examples = "Q: What was the change in cash?\n```python\nresult = 5 - 3\n```"
+    inputs = {"evidence": EVIDENCE, "question": QUESTION, EXAMPLES_FIELD: examples}
+    text = render_qwen(FencedCodeAdapter().format(WriteProgram, [], inputs))
+    assert text.startswith(f"{QWEN_START}{EVIDENCE}\n\nExamples from other filings:\n")
+    assert f"{examples}\n\nQuestion: {QUESTION}\n\nWrite Python code" in text
 
 
 @pytest.mark.parametrize(("keep", "shared"), [([1, 2], 3), ([1, 3], 1), ([2, 3], 0)])
