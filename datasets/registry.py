@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,3 +110,17 @@ def format_table(infos: list[DatasetInfo]) -> str:
         for spec, count, files, notes in rows
     ]
     return "\n".join(lines)
+
+
+def split_hashes(specs: Iterable[str], data_dir: Path | None = None) -> dict[str, dict[str, str]]:
+    """``spec -> {file name: sha256}`` of the files backing each split: what a compile or
+    a training read."""
+    root = resolve_data_dir(data_dir)
+    out: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        loader, split = parse_spec(spec)
+        out[spec] = {
+            str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in loader.files(root, split)
+        }
+    return out

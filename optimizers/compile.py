@@ -47,6 +47,7 @@ from filingqa.artifacts.manifest import (
     write_manifest,
 )
 from filingqa.datasets import QARecord
+from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.modes import Mode
 from filingqa.evaluation.runner import Row, read_rows, run_mode
 from filingqa.lm.backbone import adapter_for, is_embedded, is_local
@@ -55,7 +56,6 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode, program_mode
-from filingqa.optimizers.data_files import split_hashes
 from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program

@@ -13,9 +13,8 @@ Contexts held out from every draw (report slices, the benchmark) and those passe
 compile's dev questions) never enter. The default source is TAT-QA dev: FinQA and
 ConvFinQA state a percentage as a fraction, TAT-QA and FinanceBench as points.
 
-An artifact stores the pool as ids and programs with the hashes of its source files
-(:class:`PoolFile`); the questions are read back from the data dir
-(:func:`worked_examples`), so no dataset text is committed.
+The pool is stored as ids and programs with the hashes of its source files
+(:class:`~filingqa.artifacts.worked_examples.PoolFile`), so no dataset text is committed.
 """
 
 from __future__ import annotations
@@ -24,23 +23,19 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
+from filingqa.artifacts.worked_examples import PooledProgram, PoolFile
 from filingqa.datasets import QARecord, load_dataset
-from filingqa.datasets.base import DatasetError
+from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.executor_check import Check, check_convfinqa, check_finqa, check_tatqa
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.cell_names import named_program
 from filingqa.optimizers.compile_data import held_out_contexts
-from filingqa.optimizers.data_files import split_hashes
-from filingqa.program.worked_examples import WorkedExample, WorkedExamples
-from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.evidence import render
 from filingqa.sandbox import run_python
 
-POOL_FILE = "worked_examples.json"
 DEFAULT_SOURCES = ("tatqa:dev",)
 
 _CHECKS: dict[str, Callable[[QARecord, StrictJudge], Check]] = {
@@ -48,32 +43,6 @@ _CHECKS: dict[str, Callable[[QARecord, StrictJudge], Check]] = {
     "finqa": check_finqa,
     "convfinqa": check_convfinqa,
 }
-
-
-class PooledProgram(BaseModel):
-    """One pooled example as stored: the question's id, its source split, the program."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    source: str
-    program: str
-
-
-class PoolFile(BaseModel):
-    """A stored pool: the sha256 of every source file, and the pooled programs."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    sources: dict[str, dict[str, str]]
-    programs: list[PooledProgram]
-
-    def write(self, path: Path) -> None:
-        path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
-
-    @classmethod
-    def read(cls, path: Path) -> PoolFile:
-        return cls.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def derive_pool(
@@ -146,34 +115,3 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     return a == b
-
-
-def worked_examples(
-    pool: PoolFile, data_dir: Path | None = None, embedder: Embedder | None = None
-) -> WorkedExamples:
-    """The stored pool with its questions read back from the data dir.
-
-    Raises:
-        filingqa.datasets.base.DatasetError: a source file is missing or differs from the
-            one the pool was derived from (rederive it), or a pooled id is gone.
-        filingqa.core.config.ConfigError: no data dir is configured.
-    """
-    found = split_hashes(pool.sources, data_dir)
-    changed = sorted(spec for spec, files in pool.sources.items() if found.get(spec) != files)
-    if changed:
-        raise DatasetError(
-            f"the worked examples were derived from other files of {', '.join(changed)} "
-            "than the data dir holds; recompile to derive them again"
-        )
-    questions = {
-        r.id: r.question for spec in pool.sources for r in load_dataset(spec, data_dir=data_dir)
-    }
-    missing = [p.id for p in pool.programs if p.id not in questions]
-    if missing:
-        raise DatasetError(
-            f"{len(missing)} pooled questions are not in the data dir: {missing[:3]}"
-        )
-    examples = [
-        WorkedExample(id=p.id, question=questions[p.id], program=p.program) for p in pool.programs
-    ]
-    return WorkedExamples(examples, embedder=embedder)

@@ -7,12 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.datasets.base import DatasetError
-from filingqa.optimizers.worked_example_pool import (
-    PoolFile,
-    derive_pool,
-    worked_examples,
-)
+from filingqa.optimizers.worked_example_pool import derive_pool
 
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, write_data_dir
@@ -66,7 +63,7 @@ def test_the_stored_pool_holds_no_question_text_and_reads_it_back(
     path = tmp_path / "pool.json"
     derive_pool([SPEC], data_dir=data_dir, progress=False).write(path)
     assert "revenue of company" not in path.read_text()
-    examples = worked_examples(PoolFile.read(path), data_dir, embedder=fake_embedder())
+    examples = read_pool(PoolFile.read(path), data_dir, embedder=fake_embedder())
     assert len(examples) == 5
     assert examples.examples[0].question == "What was the revenue of company 0 in 2019?"
     nearest = examples.nearest("What was the percentage change in the revenue of company 7?", 1)
@@ -78,4 +75,4 @@ def test_a_changed_source_file_is_refused(data_dir: Path) -> None:
     path = data_dir / "tatqa" / f"tatqa_dataset_{SPLIT}.json"
     path.write_text(path.read_text().replace("Company 0 grew.", "Company 0 shrank."))
     with pytest.raises(DatasetError, match="recompile"):
-        worked_examples(pool, data_dir, embedder=fake_embedder())
+        read_pool(pool, data_dir, embedder=fake_embedder())
