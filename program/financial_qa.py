@@ -52,6 +52,7 @@ from filingqa.program.final_answer import NOT_STATED, FinalAnswer, from_draft, s
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState, Sources, screened_sources
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, ReasoningLoop
+from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
 from filingqa.retrieval.handle import SearchHandle
@@ -93,6 +94,8 @@ class FinancialQA(dspy.Module):
     yes/no, explanation) picks the path: ``"off"`` leaves PoT or CoT to the keyword rule,
     ``"guess"`` follows the wording's guess, ``"decide"`` asks the LM where the guess is
     unsure (:class:`~filingqa.program.answer_form.AnswerFormDecision`).
+    With ``worked_examples`` the program writer is shown the ``examples_per_question``
+    nearest solved questions (:mod:`~filingqa.program.worked_examples`).
     """
 
     def __init__(
@@ -109,6 +112,8 @@ class FinancialQA(dspy.Module):
         cell_check: bool = True,
         formula_notes: bool = True,
         answer_forms: FormChoice = "off",
+        worked_examples: WorkedExamples | None = None,
+        examples_per_question: int = 0,
     ) -> None:
         super().__init__()
         self.ambiguity = AmbiguityCheck()
@@ -120,6 +125,8 @@ class FinancialQA(dspy.Module):
             sign_check=sign_check,
             cell_check=cell_check,
             formula_notes=formula_notes,
+            worked_examples=worked_examples,
+            examples_per_question=examples_per_question,
         )
         self.anti_refusal = AntiRefusal()
         self.evidence_chars = evidence_chars

@@ -24,6 +24,7 @@ from filingqa.program.extraction import Extraction
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState
 from filingqa.program.verification import Verdict, Verifier
+from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render, within_budget
 from filingqa.router.answer_form import names_computation
@@ -61,11 +62,19 @@ class ReasoningLoop(dspy.Module):
         sign_check: bool = True,
         cell_check: bool = True,
         formula_notes: bool = True,
+        worked_examples: WorkedExamples | None = None,
+        examples_per_question: int = 0,
     ) -> None:
         super().__init__()
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
-        self.pot = ProgramOfThought(samples=samples, check_signs=sign_check, check_cells=cell_check)
+        self.pot = ProgramOfThought(
+            samples=samples,
+            check_signs=sign_check,
+            check_cells=cell_check,
+            worked_examples=worked_examples,
+            examples_per_question=examples_per_question,
+        )
         self.cot = dspy.Predict(AnswerFromEvidence)
         self.extract = Extraction()
         self.state_answer = dspy.Predict(StateComputedAnswer, max_tokens=STATEMENT_TOKENS)

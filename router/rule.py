@@ -82,3 +82,15 @@ def fixed_router(full_loop: bool, why: str) -> Callable[[str], RoutingDecision]:
         )
 
     return route
+
+
+LoopPolicy = Literal["rule", "never", "always"]
+"""When the verify-revise loop runs: as :func:`route_by_rule` says, on no question, or on
+every one (a compiled structure's choice)."""
+
+
+def loop_router(policy: LoopPolicy) -> Callable[[str], RoutingDecision]:
+    """The router that carries out ``policy`` (the path stays the keyword rule's)."""
+    if policy == "rule":
+        return route_by_rule
+    return fixed_router(policy == "always", f"structure: loop {policy}")

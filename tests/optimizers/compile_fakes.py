@@ -2,8 +2,9 @@
 
 Each context holds a revenue table (2019 and 2018) and two questions: the revenue in 2019
 (a lookup the LM always gets right) and its percentage change: the LM's first program
-forgets to divide, unless its prompt holds a demo (a compiled program); the verifier
-rejects the wrong program and the revision is right, so the full loop gets it too.
+forgets to divide, unless its prompt holds a demo (a compiled program) or worked examples;
+the verifier rejects the wrong program and the revision is right, so the full loop gets it
+too (unless the LM is told the loop does not help).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..kit.lm import fake_lm
 from ..kit.replies import chat, fenced
 
 SPLIT = "mini"
+WORKED_EXAMPLES = "Examples from other filings:"
 CONTEXTS = 12
 
 
@@ -76,12 +78,15 @@ def _figures(text: str) -> tuple[str, str]:
     return new, old
 
 
-def reply(system: str, user: str, demos: bool = False) -> str:
+def reply(system: str, user: str, demos: bool = False, loop_helps: bool = True) -> str:
     """The rule-following LM: see the module docstring. ``user`` is the last message,
-    ``demos`` whether earlier messages (demos) came with it."""
+    ``demos`` whether earlier messages (demos) came with it; with ``loop_helps`` off the
+    revision repeats the rejected program."""
     instruction = user.rsplit("\n\n", 1)[-1]  # code signatures: no system message, ask last
     if "was rejected for the reason given" in instruction:
         new, old = _figures(user)
+        if not loop_helps:
+            return fenced(f"new = {new}\nold = {old}\nresult = new - old")
         return fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
     if "Python code that computes the answer" in instruction:
         new, old = _figures(user)
@@ -103,15 +108,19 @@ def reply(system: str, user: str, demos: bool = False) -> str:
     raise AssertionError(f"unexpected prompt: {system[:200]}")
 
 
-def rule_lm(interrupt_at: int | None = None, demos_help: bool = True) -> dspy.LM:
+def rule_lm(
+    interrupt_at: int | None = None, demos_help: bool = True, loop_helps: bool = True
+) -> dspy.LM:
     """A ``dspy.LM`` answering with :func:`reply` (cache off); it raises KeyboardInterrupt
-    on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos,
-    so compiling gains nothing."""
+    on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos
+    and worked examples, so compiling gains nothing; with ``loop_helps`` off a revision is
+    no better than the program it revises."""
 
     def respond(request: Request) -> str:
         system = request.system if isinstance(request.system, str) else ""
-        demos = demos_help and len(request.messages) > 1
-        return reply(system, request.messages[-1].text or "", demos)
+        text = request.messages[-1].text or ""
+        shown = len(request.messages) > 1 or WORKED_EXAMPLES in text
+        return reply(system, text, demos_help and shown, loop_helps)
 
     return fake_lm(respond, interrupt_at=interrupt_at, model="rules/test")
 

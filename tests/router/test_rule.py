@@ -1,6 +1,6 @@
 import pytest
 
-from filingqa.router.rule import fixed_router, route_by_rule
+from filingqa.router.rule import fixed_router, loop_router, route_by_rule
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,10 @@ def test_a_fixed_router_sends_every_question_one_way_on_the_rule_path(full_loop:
     assert textual.reason == (
         f"calibration: {'full loop' if full_loop else 'single pass'} for every question"
     )
+
+
+def test_the_loop_policy_is_the_router() -> None:
+    assert loop_router("rule") is route_by_rule
+    question = "What was the revenue in 2019?"
+    assert loop_router("always")(question).full_loop
+    assert not loop_router("never")(question).full_loop

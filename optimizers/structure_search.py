@@ -1,0 +1,281 @@
+"""Structure search: which of the program's options suit one backbone, chosen on dev.
+
+A small model gains little from tuned prompt text; what it needs is the right structure:
+how many programs to sample and vote over, whether the verify-revise loop earns its calls,
+which deterministic checks run, how much evidence it reads, how the answer's form picks the
+path, how many worked examples it is shown. A :class:`Structure` is one setting of those
+options of :class:`~filingqa.program.financial_qa.FinancialQA`; the search starts from the
+uncompiled program's and tries every single change of it the :data:`SearchSpace` allows,
+then the start with every change that beat it, combined.
+
+Candidates are compared by successive halving on the dev questions, by strict accuracy
+(ties: fewer LM calls, then the earlier candidate, the start first): every candidate answers
+the first ``first_rung`` questions, the best ``1/eta`` of them answer ``eta`` times as
+many, and so on until the survivors have answered every dev question; the best of those is
+the pick. Each candidate's rows are kept in ``rows_dir/<key>.jsonl``, so a rung reuses the
+questions the candidate already answered and an interrupted search resumes. The pick is
+not yet kept: the compile still compares it with the uncompiled program, paired
+(:mod:`~filingqa.optimizers.selection`).
+
+``k`` and ``hypotheses`` act only when the program searches an index; the dev questions are
+answered over their gold context, so they stay at their defaults here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import dspy
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.datasets import QARecord
+from filingqa.evaluation.runner import Row, run_mode
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.compiled_modes import program_mode
+from filingqa.program.answer_form import FormChoice
+from filingqa.program.financial_qa import EVIDENCE_CHARS, FinancialQA
+from filingqa.program.reasoning_loop import DEFAULT_ROUNDS
+from filingqa.program.worked_examples import WorkedExamples
+from filingqa.router.rule import LoopPolicy, loop_router
+
+
+class Structure(BaseModel):
+    """One setting of the program's structural options (the defaults: the uncompiled
+    program's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    samples: int = 1
+    loop: LoopPolicy = "rule"
+    max_rounds: int = DEFAULT_ROUNDS
+    examples_per_question: int = 0
+    sign_check: bool = True
+    cell_check: bool = True
+    formula_notes: bool = True
+    answer_forms: FormChoice = "off"
+    evidence_chars: int = EVIDENCE_CHARS
+    detect_ambiguity: bool = True
+    k: int = 8
+    hypotheses: int = 3
+
+    @property
+    def key(self) -> str:
+        """A short stable name: the options changed from the defaults, or ``start``."""
+        changed = self.model_dump(exclude_defaults=True)
+        return ",".join(f"{name}={_shown(value)}" for name, value in changed.items()) or "start"
+
+    def program_options(self) -> dict[str, Any]:
+        """The options as :class:`FinancialQA` keyword arguments (the loop policy is its
+        router: :func:`loop_router`)."""
+        return self.model_dump(exclude={"loop"})
+
+    def build(self, worked_examples: WorkedExamples | None = None) -> FinancialQA:
+        """A fresh program with this structure."""
+        return FinancialQA(
+            **self.program_options(),
+            router=loop_router(self.loop),
+            worked_examples=worked_examples,
+        )
+
+
+SearchSpace = Mapping[str, Sequence[Any]]
+"""For each option searched, the values tried (a value equal to the start's is skipped)."""
+
+LOCAL_SPACE: SearchSpace = {
+    "samples": (3, 5),
+    "loop": ("never", "always"),
+    "examples_per_question": (1, 2),
+    "sign_check": (False,),
+    "cell_check": (False,),
+    "formula_notes": (False,),
+    "answer_forms": ("guess", "decide"),
+    "evidence_chars": (4000,),
+    "detect_ambiguity": (False,),
+}
+"""The space for a backbone on this machine: every option that acts over gold context."""
+
+
+class ScoredStructure(BaseModel):
+    """A candidate and how it did on the questions it answered."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    structure: Structure
+    questions: int
+    accuracy: float
+    lm_calls: float
+    seconds: float
+    rung: int
+
+    @classmethod
+    def of(cls, structure: Structure, rows: Sequence[Row], rung: int) -> ScoredStructure:
+        n = len(rows)
+        return cls(
+            key=structure.key,
+            structure=structure,
+            questions=n,
+            accuracy=round(sum(r.score for r in rows) / n, 4),
+            lm_calls=round(sum(r.lm_calls for r in rows) / n, 2),
+            seconds=round(sum(r.seconds for r in rows) / n, 2),
+            rung=rung,
+        )
+
+
+def candidates(
+    start: Structure, space: SearchSpace, *, worked_examples: bool = True
+) -> list[Structure]:
+    """The start, then every structure one option away from it; structures that show worked
+    examples only when there is a pool."""
+    found = [start]
+    for name, values in space.items():
+        for value in values:
+            changed = Structure.model_validate(start.model_dump() | {name: value})
+            if name == "examples_per_question" and value and not worked_examples:
+                continue
+            if changed not in found:
+                found.append(changed)
+    return found
+
+
+def combined(start: Structure, scored: Sequence[ScoredStructure]) -> Structure | None:
+    """The start with, for every option, the single change that beat it most (higher
+    accuracy on the same questions); None unless at least two options changed."""
+    baseline = next(s for s in scored if s.structure == start)
+    best: dict[str, ScoredStructure] = {}
+    for s in scored:
+        changed = (
+            s.structure.model_dump(exclude_defaults=True).keys()
+            - start.model_dump(exclude_defaults=True).keys()
+        )
+        if len(changed) != 1 or s.accuracy <= baseline.accuracy:
+            continue
+        (name,) = changed
+        if name not in best or _rank(s) < _rank(best[name]):
+            best[name] = s
+    if len(best) < 2:
+        return None
+    update = {name: getattr(s.structure, name) for name, s in best.items()}
+    return Structure.model_validate(start.model_dump() | update)
+
+
+def rung_sizes(questions: int, first_rung: int, eta: int) -> list[int]:
+    """How many dev questions each rung answers: ``first_rung`` times powers of ``eta``,
+    the last rung all of them."""
+    sizes = [min(first_rung, questions)]
+    while sizes[-1] < questions:
+        sizes.append(min(sizes[-1] * eta, questions))
+    return sizes
+
+
+def _rank(s: ScoredStructure) -> tuple[float, float]:
+    return (-s.accuracy, s.lm_calls)
+
+
+class StructureSearch(dspy.teleprompt.Teleprompter):
+    """Choose the student's structure by successive halving on ``valset`` (see the module
+    docstring). ``valset`` holds the dev :class:`~filingqa.datasets.QARecord` s, answered
+    over their gold context and judged by ``judge``; ``trainset`` is not read (worked
+    examples come from ``worked_examples``, a pool derived from gold). The student's
+    prompts and demos carry over to every candidate.
+
+    After :meth:`compile`, ``scored`` holds every candidate at the last rung it reached, in
+    rank order (best first), and ``rows_of`` maps a structure to its rows file.
+    """
+
+    def __init__(
+        self,
+        *,
+        judge: StrictJudge,
+        rows_dir: Path,
+        space: SearchSpace = LOCAL_SPACE,
+        start: Structure | None = None,
+        first_rung: int = 8,
+        eta: int = 3,
+        worked_examples: WorkedExamples | None = None,
+        progress: bool = True,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        super().__init__()
+        if first_rung < 1 or eta < 2:
+            raise ValueError("first_rung must be at least 1 and eta at least 2")
+        self.judge = judge
+        self.rows_dir = rows_dir
+        self.space = space
+        self.start = start or Structure()
+        self.first_rung = first_rung
+        self.eta = eta
+        self.worked_examples = worked_examples
+        self.progress = progress
+        self.say = say
+        self.scored: list[ScoredStructure] = []
+
+    def compile(
+        self,
+        student: FinancialQA,
+        *,
+        trainset: list[Any] | None = None,
+        teacher: dspy.Module | None = None,
+        valset: list[QARecord] | None = None,
+        **kwargs: Any,
+    ) -> FinancialQA:
+        """The best structure's program, carrying the student's state.
+
+        Raises:
+            ValueError: no dev questions.
+        """
+        if not valset:
+            raise ValueError("structure search needs dev questions (valset)")
+        state = student.dump_state()
+        alive = candidates(self.start, self.space, worked_examples=self.worked_examples is not None)
+        final: dict[Structure, ScoredStructure] = {}
+        sizes = rung_sizes(len(valset), self.first_rung, self.eta)
+        for rung, size in enumerate(sizes):
+            shape = f"{len(alive)} structures × {size} questions"
+            self.say(f"    rung {rung + 1}/{len(sizes)}: {shape}")
+            scored = [self._score(s, valset[:size], state, rung) for s in alive]
+            if rung == 0:
+                mixed = combined(self.start, scored)
+                if mixed is not None and mixed not in alive:
+                    alive.append(mixed)
+                    scored.append(self._score(mixed, valset[:size], state, rung))
+            scored.sort(key=_rank)
+            final.update({s.structure: s for s in scored})
+            keep = max(1, math.ceil(len(scored) / self.eta)) if rung < len(sizes) - 1 else 1
+            alive = [s.structure for s in scored[:keep]]
+            self.say("      " + "; ".join(_describe(s) for s in scored[:keep]))
+        self.scored = sorted(final.values(), key=lambda s: (-s.rung, *_rank(s)))
+        best = self.scored[0].structure
+        program = best.build(self.worked_examples)
+        program.load_state(state)
+        program.structure = best
+        return program
+
+    def rows_of(self, structure: Structure) -> Path:
+        """Where the rows of ``structure``'s dev answers are kept."""
+        return self.rows_dir / f"{structure.key}.jsonl"
+
+    def _score(
+        self, structure: Structure, records: Sequence[QARecord], state: dict[str, Any], rung: int
+    ) -> ScoredStructure:
+        program = structure.build(self.worked_examples)
+        program.load_state(state)
+        rows = run_mode(
+            records,
+            program_mode(program),
+            judge=self.judge,
+            rows_path=self.rows_of(structure),
+            progress=self.progress,
+        )
+        return ScoredStructure.of(structure, rows, rung)
+
+
+def _shown(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _describe(s: ScoredStructure) -> str:
+    return f"{s.key} {s.accuracy:.0%} ({s.lm_calls:g} calls/q)"

@@ -1,0 +1,160 @@
+"""Structure search: candidates, successive halving, and the choice a scripted backbone earns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dspy
+import pytest
+
+from filingqa.datasets import QARecord, load_dataset
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.structure_search import (
+    ScoredStructure,
+    Structure,
+    StructureSearch,
+    candidates,
+    combined,
+    rung_sizes,
+)
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.worked_examples import WorkedExample, WorkedExamples
+
+from ..retrieval.filings import fake_embedder
+from .compile_fakes import SPLIT, rule_lm, write_data_dir
+
+START = Structure(loop="never", detect_ambiguity=False)
+
+
+@pytest.fixture
+def dev(tmp_path: Path) -> list[QARecord]:
+    return load_dataset(f"tatqa:{SPLIT}", write_data_dir(tmp_path / "data", contexts=4))
+
+
+def scored(structure: Structure, accuracy: float, calls: float = 2.0) -> ScoredStructure:
+    return ScoredStructure(
+        key=structure.key,
+        structure=structure,
+        questions=10,
+        accuracy=accuracy,
+        lm_calls=calls,
+        seconds=1.0,
+        rung=0,
+    )
+
+
+def search(tmp_path: Path, space, **options) -> StructureSearch:
+    return StructureSearch(
+        judge=StrictJudge(lm=None),
+        rows_dir=tmp_path / "search",
+        space=space,
+        start=START,
+        first_rung=4,
+        eta=2,
+        progress=False,
+        say=lambda line: None,
+        **options,
+    )
+
+
+def test_the_key_names_the_changes_from_the_defaults() -> None:
+    assert Structure().key == "start"
+    assert Structure(samples=5, sign_check=False).key == "samples=5,sign_check=false"
+
+
+def test_candidates_are_the_start_and_every_single_change() -> None:
+    space = {"samples": (1, 3), "loop": ("never", "always"), "examples_per_question": (2,)}
+    found = candidates(START, space, worked_examples=False)
+    assert [s.key for s in found] == [
+        START.key,
+        f"samples=3,{START.key}",
+        "loop=always,detect_ambiguity=false",
+    ]
+
+
+def test_a_pool_adds_the_worked_example_candidates() -> None:
+    found = candidates(Structure(), {"examples_per_question": (1, 2)}, worked_examples=True)
+    assert [s.examples_per_question for s in found] == [0, 1, 2]
+
+
+def test_the_changes_that_beat_the_start_are_combined() -> None:
+    start = Structure()
+    runs = [
+        scored(start, 0.5),
+        scored(Structure(samples=3), 0.6),
+        scored(Structure(samples=5), 0.7),
+        scored(Structure(loop="never"), 0.6, calls=1.0),
+        scored(Structure(cell_check=False), 0.4),
+    ]
+    assert combined(start, runs) == Structure(samples=5, loop="never")
+    assert combined(start, runs[:3]) is None  # one option changed: already a candidate
+
+
+def test_rungs_grow_by_eta_up_to_every_question() -> None:
+    assert rung_sizes(40, 8, 3) == [8, 24, 40]
+    assert rung_sizes(40, 10, 2) == [10, 20, 40]
+    assert rung_sizes(5, 8, 3) == [5]
+
+
+@pytest.mark.parametrize(("loop_helps", "chosen"), [(True, "always"), (False, "never")])
+def test_the_loop_goes_to_a_backbone_it_helps_and_not_to_one_it_does_not(
+    tmp_path: Path, dev: list[QARecord], loop_helps: bool, chosen: str
+) -> None:
+    optimizer = search(tmp_path, {"loop": ("always",)})
+    with dspy.context(lm=rule_lm(demos_help=False, loop_helps=loop_helps)):
+        program = optimizer.compile(FinancialQA(), trainset=[], valset=dev)
+    assert program.structure.loop == chosen
+    assert isinstance(program, FinancialQA)
+    assert {s.key for s in optimizer.scored} == {START.key, "loop=always,detect_ambiguity=false"}
+    best = optimizer.scored[0]
+    assert best.structure.loop == chosen and best.questions == len(dev)
+    if loop_helps:
+        assert best.accuracy == 1.0 and optimizer.scored[1].accuracy == 0.5
+    else:  # the same accuracy: the loop's extra calls decide
+        assert best.lm_calls < optimizer.scored[1].lm_calls
+
+
+def test_worked_examples_are_chosen_when_they_help(tmp_path: Path, dev: list[QARecord]) -> None:
+    pool = WorkedExamples(
+        [
+            WorkedExample(
+                id="x",
+                question="What was the percentage change in the revenue from 2018 to 2019?",
+                program="new = 5\nold = 4\nresult = (new - old) / old * 100",
+            )
+        ],
+        embedder=fake_embedder(),
+    )
+    optimizer = search(tmp_path, {"examples_per_question": (1,)}, worked_examples=pool)
+    with dspy.context(lm=rule_lm()):
+        program = optimizer.compile(FinancialQA(), trainset=[], valset=dev)
+    assert program.structure.examples_per_question == 1
+    assert program.pot.worked_examples is pool and program.pot.examples_per_question == 1
+
+
+def test_a_rerun_answers_from_the_rows_it_kept(tmp_path: Path, dev: list[QARecord]) -> None:
+    lm = rule_lm(demos_help=False)
+    with dspy.context(lm=lm):
+        search(tmp_path, {"loop": ("always",)}).compile(FinancialQA(), valset=dev)
+    calls = lm.engine.calls
+    with dspy.context(lm=lm):
+        again = search(tmp_path, {"loop": ("always",)})
+        again.compile(FinancialQA(), valset=dev)
+    assert lm.engine.calls == calls
+    assert again.scored[0].structure.loop == "always"
+
+
+def test_halving_keeps_the_better_share_each_rung(tmp_path: Path, dev: list[QARecord]) -> None:
+    said: list[str] = []
+    optimizer = search(tmp_path, {"loop": ("always",), "samples": (3,)})
+    optimizer.say = said.append
+    with dspy.context(lm=rule_lm(demos_help=False)):
+        optimizer.compile(FinancialQA(), valset=dev)
+    assert said[0].strip() == "rung 1/2: 3 structures × 4 questions"
+    assert said[2].strip() == "rung 2/2: 2 structures × 8 questions"
+    assert [s.rung for s in optimizer.scored] == [1, 1, 0]
+
+
+def test_no_dev_questions_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="dev questions"):
+        search(tmp_path, {}).compile(FinancialQA(), valset=[])
