@@ -3,28 +3,42 @@ manifest, program state, router and reranker, without touching the LM."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read_manifest
+from filingqa.artifacts.worked_examples import PoolFile, read_pool
+from filingqa.core.config import ConfigError
 from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
+from filingqa.router.rule import RoutingDecision, loop_router
+
+
+class WorkedExamplesUnavailable(UserWarning):
+    """The artifact's worked examples cannot be read back: it runs without them."""
 
 
 def read_program(path: str | Path) -> FinancialQA:
-    """The compiled program in ``path`` (state, router, reranker, ``manifest``) without
-    touching the LM: it runs with whatever DSPy's current LM is.
+    """The compiled program in ``path`` (state, structure, router, worked examples,
+    reranker, ``manifest``) without touching the LM: it runs with whatever DSPy's current
+    LM is. Worked examples are read back from the data dir; without it (or with other data
+    files) the program runs without them, with a :class:`WorkedExamplesUnavailable` warning.
 
     Raises:
         the same errors as :func:`load`.
     """
     directory = Path(path)
     manifest = _manifest(directory)
-    router_dir = directory / ROUTER_DIR
-    router = LightGBMRouter.load(router_dir) if (router_dir / "model.txt").exists() else None
-    qa = FinancialQA(**manifest.program_options, **({"router": router} if router else {}))
+    qa = FinancialQA(
+        **manifest.program_options,
+        router=_router(directory, manifest),
+        worked_examples=_worked_examples(directory, manifest),
+    )
     try:
         qa.load(str(directory / manifest.program_file))
     except KeyError as missing:
@@ -37,6 +51,28 @@ def read_program(path: str | Path) -> FinancialQA:
     if (reranker_dir / "model.txt").exists():
         qa.reranker = Reranker.load(reranker_dir)
     return qa
+
+
+def _router(directory: Path, manifest: Manifest) -> Callable[[str], RoutingDecision]:
+    """The trained router when the artifact routes with it, else its loop policy's."""
+    router_dir = directory / ROUTER_DIR
+    if manifest.use_router and (router_dir / "model.txt").exists():
+        return LightGBMRouter.load(router_dir)
+    return loop_router(manifest.loop or "rule")
+
+
+def _worked_examples(directory: Path, manifest: Manifest) -> WorkedExamples | None:
+    if manifest.worked_examples is None:
+        return None
+    try:
+        return read_pool(PoolFile.read(directory / manifest.worked_examples))
+    except ConfigError as problem:  # no data dir, or other files in it
+        warnings.warn(
+            f"{directory}: running without its worked examples ({problem})",
+            WorkedExamplesUnavailable,
+            stacklevel=3,
+        )
+        return None
 
 
 def _manifest(directory: Path) -> Manifest:

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.router.rule import LoopPolicy
+
 FORMAT_VERSION = 1
 MANIFEST_FILE = "manifest.json"
 PROGRAM_FILE = "program.json"
@@ -93,6 +95,14 @@ class Manifest(BaseModel):
     optimizer: dict[str, Any]
     program_file: str = PROGRAM_FILE
     program_options: dict[str, Any]
+    loop: LoopPolicy | None = None
+    """The kept structure's loop policy (None: compiled before structures were searched)."""
+    use_router: bool = True
+    """Whether ``load`` routes with the trained router (else by ``loop``)."""
+    worked_examples: str | None = None
+    """The stored pool of worked examples the program is shown, if any."""
+    structures: list[dict[str, Any]] = []
+    """Every structure the search scored: its options, dev questions, accuracy, LM calls."""
     data: dict[str, DataSplit]
     before: Scores
     after: Scores

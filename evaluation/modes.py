@@ -22,6 +22,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.artifacts.compiled import read_program
+from filingqa.artifacts.manifest import ROUTER_DIR
 from filingqa.checks.citations import cite
 from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
@@ -33,7 +34,8 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
 from filingqa.retrieval.handle import SearchHandle
-from filingqa.router.rule import fixed_router, route_by_rule
+from filingqa.router.lightgbm_router import LightGBMRouter
+from filingqa.router.rule import fixed_router, loop_router
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.direct import AnswerDirectly
 
@@ -144,19 +146,24 @@ def build_mode(name: str, corpus: OpenCorpus | None = None, artifact: Path | Non
 
 
 def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
-    """The compiled program in ``artifact``: its prompts and demos, with its trained router
-    (as :func:`filingqa.load` returns it) or with none, every question taking the full loop,
-    so that the two settings differ by the router alone and the second shows what routing
-    saves (what the compile's router report calls ``always_full`` and ``routed``).
+    """The compiled program in ``artifact``: its prompts, demos and structure, with its
+    trained router (what the compile's router report calls ``routed``) or without it, by
+    the structure's own loop policy (a compile from before structures were searched: every
+    question taking the full loop, its ``always_full``), so that the two settings differ by
+    the router alone.
 
     Raises:
         ValueError: ``trained_router`` and the artifact has no router.
     """
     qa = read_program(artifact)
     if not trained_router:
-        qa.router = fixed_router(True, "compiled, no router")
-    elif qa.router is route_by_rule:
-        raise ValueError(f"{artifact} has no trained router: recompile it")
+        loop = qa.manifest.loop
+        qa.router = loop_router(loop) if loop else fixed_router(True, "compiled, no router")
+    else:
+        router_dir = artifact / ROUTER_DIR
+        if not (router_dir / "model.txt").exists():
+            raise ValueError(f"{artifact} has no trained router: recompile it")
+        qa.router = LightGBMRouter.load(router_dir)
     return qa
 
 

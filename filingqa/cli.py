@@ -275,7 +275,13 @@ def _add_compile(commands) -> None:
     )
     run.add_argument("--out", type=Path, required=True, help="artifact folder, artifacts/<name>")
     _add_lm_options(run)
-    run.add_argument("--optimizer", choices=OPTIMIZERS, default="bootstrap-rs")
+    run.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        help="structure: search the program's options and worked examples (default for "
+        "local backbones); bootstrap-rs, mipro, gepa, simba: DSPy prompt optimizers "
+        "(bootstrap-rs is the default for hosted ones); see the README, 'Compiling'",
+    )
     run.add_argument(
         "--budget",
         choices=BUDGETS,
@@ -519,9 +525,10 @@ def _run_compile(args: argparse.Namespace) -> int:
         plan_compile,
         run_compile,
     )
-    from filingqa.optimizers.presets import OptimizerSettings, preset
+    from filingqa.optimizers.presets import OptimizerSettings, default_optimizer, preset
 
-    settings = preset(args.optimizer, args.budget, local=is_embedded(args.lm))
+    local = is_embedded(args.lm)
+    settings = preset(args.optimizer or default_optimizer(local), args.budget, local=local)
     chosen = {
         "train": args.train,
         "dev": args.dev,

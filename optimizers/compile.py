@@ -3,14 +3,18 @@
 Stages, each checkpointed in the out dir so a rerun (after ctrl-C or a crash) resumes:
 
 1. dev score before: the uncompiled program over the dev draw (``eval/before.jsonl``);
-2. prompt optimization with the chosen DSPy optimizer, metric = the strict judge
-   (``optimized.json`` + ``optimizer.json``; an interrupted optimizer reruns, its LM calls
-   answered from DSPy's on-disk cache);
-3. dev score after (``eval/after.jsonl``), and the choice of the program the artifact keeps
-   (``program.json``): the compiled one only if it beats the uncompiled one on dev, paired
-   (:mod:`~filingqa.optimizers.selection`);
-4. the router: calibration questions run single-pass and full-loop (``router/*.jsonl``),
-   then LightGBM on the question features (``router/model.txt``);
+2. optimization: the structure search (:mod:`~filingqa.optimizers.structure_search`; its
+   worked examples in ``worked_examples.json``, each candidate's rows in ``search/``,
+   the start's copied from the dev score before), or prompt optimization with a DSPy
+   optimizer, metric = the strict judge (``optimized.json`` + ``optimizer.json``; an
+   interrupted optimizer reruns, its LM calls answered from DSPy's on-disk cache);
+3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
+   the program the artifact keeps (``program.json``): the compiled one only if it beats the
+   uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
+4. the router: calibration questions run single-pass and full-loop with the kept
+   structure (``router/*.jsonl``), then LightGBM on the question features
+   (``router/model.txt``); ``load`` routes with it only when it beats the structure's own
+   loop policy on those questions;
 5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
    the path that trains the shipped one: it builds the indexes of its training splits under
    ``FILINGQA_HOME/indexes`` when missing, else reuses them);
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 import platform
+import shutil
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -46,6 +51,7 @@ from filingqa.artifacts.manifest import (
     redact_url,
     write_manifest,
 )
+from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile, read_pool
 from filingqa.datasets import QARecord
 from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.modes import Mode
@@ -59,15 +65,27 @@ from filingqa.optimizers.compiled_modes import pot_mode, program_mode
 from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
+from filingqa.optimizers.structure_search import (
+    LOCAL_SPACE,
+    Structure,
+    StructureSearch,
+    candidates,
+    rung_sizes,
+)
 from filingqa.optimizers.train_reranker import expected_cost, read_report, train_reranker
+from filingqa.optimizers.worked_example_pool import derive_pool
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
+from filingqa.program.worked_examples import WorkedExamples
+from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.rerank import TRAINING_FILE
-from filingqa.router.training import train_router
+from filingqa.router.rule import LoopPolicy, route_by_rule
+from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 
 SETTINGS_FILE = "compile.json"
 OPTIMIZED_FILE = "optimized.json"
 OPTIMIZER_FILE = "optimizer.json"
+SEARCH_DIR = "search"
 MIN_CALIBRATION = 5
 
 
@@ -154,15 +172,24 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
 def describe_plan(plan: CompilePlan) -> str:
     """The plan for a terminal: sizes, optimizer, and the budget estimate."""
     s = plan.request.settings
+    if s.optimizer == "structure":
+        rungs = rung_sizes(len(plan.dev), s.first_rung or len(plan.dev), s.eta)
+        count = len(candidates(Structure(), LOCAL_SPACE, worked_examples=bool(s.pool)))
+        method = (
+            f"  {count} structures (+ the best changes combined), successive halving over "
+            f"{' → '.join(map(str, rungs))} dev questions (the best 1/{s.eta} go on); worked "
+            f"examples from {', '.join(s.pool) or 'none'}"
+        )
+    else:
+        method = f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}"
     return "\n".join(
         [
             f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
             f"module, backbone {plan.request.lm}",
-            f"  train {len(plan.train)} ({', '.join(s.train)}), dev {len(plan.dev)} "
+            f"  train {len(plan.train)} ({', '.join(s.train) or 'none'}), dev {len(plan.dev)} "
             f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
-            f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}; the "
-            f"compiled program is kept only if it beats the uncompiled one on dev "
-            f"(paired sign test p ≤ {s.max_p_value:g})",
+            f"{method}; the compiled program is kept only if it beats the uncompiled one on "
+            f"dev (paired sign test p ≤ {s.max_p_value:g})",
             "budget estimate:",
             plan.estimate.describe(),
         ]
@@ -176,10 +203,12 @@ def run_compile(
     teacher_lm: dspy.BaseLM | None = None,
     judge_lm: dspy.BaseLM | None = None,
     data_dir: Path | None = None,
+    embedder: Embedder | None = None,
     progress: bool = True,
     say: Callable[[str], None] = print,
 ) -> Manifest:
     """Run (or resume) every stage of ``plan`` and write the artifact; return its manifest.
+    ``embedder`` finds the worked examples nearest a question (default: the offline MiniLM).
 
     Raises:
         ValueError: the out dir holds a compile started with other settings.
@@ -195,12 +224,24 @@ def run_compile(
         before = _evaluate(plan.dev, before_mode, judge, out / "eval" / "before", progress)
         say(f"    {_accuracy(before)}{_measured_speed(before, plan.estimate)}")
         say(f"2/6 optimizing with {s.optimizer}")
-        compiled, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
+        if s.optimizer == "structure":
+            pool = _pool(plan, data_dir, embedder, progress, say)
+            _seed_search(out)
+            compiled, optimizer_log = _searched(plan, judge, pool, progress, say)
+        else:
+            pool = None
+            compiled, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
         say("3/6 dev score after compiling")
+        after_path = out / "eval" / "after"
+        if "rows" in optimizer_log and not after_path.with_suffix(".jsonl").exists():
+            shutil.copyfile(out / optimizer_log["rows"], after_path.with_suffix(".jsonl"))
         after_mode = _mode(compiled.pot if s.target == "pot" else compiled, s.target)
-        after = _evaluate(plan.dev, after_mode, judge, out / "eval" / "after", progress)
+        after = _evaluate(plan.dev, after_mode, judge, after_path, progress)
         selection = select_program(before, after, s.max_p_value)
-        qa = compiled if selection.kept == "compiled" else FinancialQA()
+        kept = selection.kept == "compiled"
+        qa = compiled if kept else FinancialQA()
+        structure: Structure = getattr(qa, "structure", Structure())
+        examples = pool if structure.examples_per_question else None
         qa.save(str(out / PROGRAM_FILE))
         say(f"    {_accuracy(after)}; {selection.describe()}")
         say("4/6 router labels (single pass vs full loop)")
@@ -209,15 +250,19 @@ def run_compile(
             qa.dump_state(),
             judge=judge,
             out_dir=out / ROUTER_DIR,
+            options=structure.program_options(),
+            worked_examples=examples,
             progress=progress,
         )
         router = train_router(labels, out / ROUTER_DIR)
+    use_router = routes_better(labels, router, structure.loop)
     say(
         f"    router: CV accuracy {router.cv_accuracy:.1%} "
         f"(majority {router.majority_accuracy:.1%}), "
         f"call savings {router.call_savings:.1%} vs always full loop, accuracy "
         f"{router.routed.accuracy:.1%} vs {router.always_full.accuracy:.1%} "
-        f"(threshold {router.threshold:.3g})"
+        f"(threshold {router.threshold:.3g}); load() "
+        + ("routes with it" if use_router else f"keeps the structure's loop ({structure.loop})")
     )
     reranker = None if request.skip_retriever else _reranker(out, data_dir, progress, say)
     router_rows = read_rows(out / ROUTER_DIR / "single.jsonl")
@@ -232,11 +277,11 @@ def run_compile(
         teacher_lm=request.teacher_lm,
         versions=_versions(),
         optimizer=s.model_dump(mode="json"),
-        program_options={
-            "max_rounds": qa.max_rounds,
-            "evidence_chars": qa.evidence_chars,
-            "detect_ambiguity": qa.detect_ambiguity,
-        },
+        program_options=structure.program_options(),
+        loop=structure.loop,
+        use_router=use_router,
+        worked_examples=POOL_FILE if examples is not None else None,
+        structures=optimizer_log.get("structures", []),
         data=_data_splits(plan, data_dir),
         before=_scores(before),
         after=_scores(after),
@@ -390,6 +435,97 @@ def _optimized(
     qa.save(str(program_path))
     log_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
     return qa, log
+
+
+def _pool(
+    plan: CompilePlan,
+    data_dir: Path | None,
+    embedder: Embedder | None,
+    progress: bool,
+    say: Callable[[str], None],
+) -> WorkedExamples | None:
+    """The worked examples of the settings' pool sources, without the dev and calibration
+    questions' contexts (derived once into ``worked_examples.json``); None without sources
+    or when no program reproduces its gold."""
+    sources = plan.request.settings.pool
+    if not sources:
+        return None
+    path = plan.request.out_dir / POOL_FILE
+    if not path.exists():
+        say(f"    worked examples: the gold programs of {', '.join(sources)}")
+        used = {d for r in [*plan.dev, *plan.calibration] for d in r.documents}
+        derive_pool(sources, exclude_documents=used, data_dir=data_dir, progress=progress).write(
+            path
+        )
+    stored = PoolFile.read(path)
+    say(f"    {len(stored.programs)} worked examples reproduce their gold")
+    return read_pool(stored, data_dir, embedder) if stored.programs else None
+
+
+def _seed_search(out: Path) -> None:
+    """The start structure is the uncompiled program: its search rows are the dev score
+    before."""
+    start = out / SEARCH_DIR / f"{Structure().key}.jsonl"
+    if not start.exists():
+        start.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "eval" / "before.jsonl", start)
+
+
+def _searched(
+    plan: CompilePlan,
+    judge: StrictJudge,
+    pool: WorkedExamples | None,
+    progress: bool,
+    say: Callable[[str], None],
+) -> tuple[FinancialQA, dict[str, Any]]:
+    """The structure search's pick and its log; loaded from the out dir when an earlier
+    run finished this stage."""
+    out, s = plan.request.out_dir, plan.request.settings
+    program_path, log_path = out / OPTIMIZED_FILE, out / OPTIMIZER_FILE
+    if program_path.exists() and log_path.exists():
+        log = json.loads(log_path.read_text(encoding="utf-8"))
+        structure = Structure.model_validate(log["structure"])
+        qa = structure.build(pool)
+        qa.load(str(program_path))
+        qa.structure = structure
+        return qa, log
+    search = StructureSearch(
+        judge=judge,
+        rows_dir=out / SEARCH_DIR,
+        first_rung=s.first_rung,
+        eta=s.eta,
+        worked_examples=pool,
+        progress=progress,
+        say=say,
+    )
+    started = time.perf_counter()
+    qa = search.compile(FinancialQA(), valset=plan.dev)
+    rows = [row for path in (out / SEARCH_DIR).glob("*.jsonl") for row in read_rows(path)]
+    log = {
+        "candidates": [x.accuracy for x in search.scored],
+        "structures": [x.model_dump(mode="json") for x in search.scored],
+        "structure": qa.structure.model_dump(mode="json"),
+        "rows": str(search.rows_of(qa.structure).relative_to(out)),
+        "lm_calls": sum(r.lm_calls - r.cached_calls for r in rows),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    say(f"    picked {qa.structure.key}")
+    qa.save(str(program_path))
+    log_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
+    return qa, log
+
+
+def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPolicy) -> bool:
+    """Whether the trained router beats ``loop`` on the calibration questions: higher
+    accuracy, or the same with fewer LM calls."""
+    full = {
+        "never": [False] * len(labels),
+        "always": [True] * len(labels),
+        "rule": [route_by_rule(x.question).full_loop for x in labels],
+    }[loop]
+    own = score_policy(labels, full)
+    routed = report.routed
+    return (routed.accuracy, -routed.lm_calls) > (own.accuracy, -own.lm_calls)
 
 
 def optimize(

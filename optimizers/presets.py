@@ -1,5 +1,10 @@
 """Optimizer settings per backbone kind and budget, and the up-front cost estimate.
 
+The default for a local backbone is the structure search
+(:mod:`~filingqa.optimizers.structure_search`): it chooses the program's options and
+worked examples on dev, which is what a small model gains from; a hosted model's default
+stays ``bootstrap-rs``, prompt optimization of the whole program. For the prompt
+optimizers:
 A small local model gets few bootstrapped demos (each demo repeats a whole evidence block in
 the prompt, so every demo slows each call), no raw labelled demos, few candidates, small
 train/dev draws and one thread; its dev draw mixes TAT-QA with FinQA's 10-K questions, so
@@ -16,12 +21,12 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Target = Literal["pot", "program"]
-OptimizerName = Literal["bootstrap-rs", "mipro", "gepa", "simba"]
+OptimizerName = Literal["structure", "bootstrap-rs", "mipro", "gepa", "simba"]
 Budget = Literal["light", "medium", "heavy"]
-OPTIMIZERS: tuple[OptimizerName, ...] = ("bootstrap-rs", "mipro", "gepa", "simba")
+OPTIMIZERS: tuple[OptimizerName, ...] = ("structure", "bootstrap-rs", "mipro", "gepa", "simba")
 BUDGETS: tuple[Budget, ...] = ("light", "medium", "heavy")
 
 LOCAL_SECONDS_PER_CALL = 12.0
@@ -59,16 +64,47 @@ class OptimizerSettings(BaseModel):
     simba_steps: int = 0
     simba_batch: int = 0
     threads: int = 1
+    first_rung: int = 0
+    eta: int = 3
+    pool: list[str] = []
+    """The structure search's worked-example sources (``name:split``; none: no examples)."""
     seed: int = 0
     max_p_value: float = Field(default=0.1, gt=0.0, le=1.0)
     """The compiled program replaces the uncompiled one only when it wins more dev questions
     than it loses with a one-sided sign-test p-value at most this
     (:mod:`~filingqa.optimizers.selection`)."""
 
+    @model_validator(mode="after")
+    def _structure_searches_the_program(self) -> OptimizerSettings:
+        if self.optimizer == "structure" and self.target != "program":
+            raise ValueError(
+                "the structure search chooses the whole program's options: --target program"
+            )
+        return self
+
+
+def default_optimizer(local: bool) -> OptimizerName:
+    """The optimizer a compile uses unless told otherwise (see the module docstring)."""
+    return "structure" if local else "bootstrap-rs"
+
 
 def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> OptimizerSettings:
     """The default settings for ``optimizer`` at ``budget`` on a local or hosted model."""
     scale = _SCALE[budget]
+    if optimizer == "structure":
+        return OptimizerSettings(
+            optimizer=optimizer,
+            budget=budget,
+            target="program",
+            train=[],
+            dev=[f"tatqa:dev:{32 * scale}", f"finqa:dev_sample200:{8 * scale}"],
+            max_demos=0,
+            candidates=0,
+            first_rung=5 * scale,
+            eta=3,
+            pool=["tatqa:dev"],
+            threads=1 if local else 8,
+        )
     if local:
         train = [f"tatqa:dev:{16 * scale}", f"finqa:train_sample100:{8 * scale}"]
         dev = [f"tatqa:dev:{20 * scale}", f"finqa:dev_sample200:{20 * scale}"]
@@ -151,6 +187,8 @@ def _optimizer_calls(
 ) -> tuple[dict[str, float], float]:
     """LM calls per optimizer stage and the average demos in their prompts."""
     demos = (1 + s.max_demos) / 2
+    if s.optimizer == "structure":
+        return {"structure search": search_answers(s, dev) * per_question}, 0.0
     if s.optimizer == "bootstrap-rs":
         # zero-shot and labels-only (no raw demos) repeat the before-score calls: cached
         return {
@@ -172,6 +210,29 @@ def _optimizer_calls(
         "rollouts + candidates": 2 * s.simba_steps * s.simba_batch * s.candidates * per_question,
         "rules": s.simba_steps * s.candidates,
     }, demos
+
+
+def search_answers(s: OptimizerSettings, dev: int) -> float:
+    """The structure search's answers in fresh answers of the start: every candidate at
+    every rung, the best ``1/eta`` going on (each costing the candidates' mean), weighted
+    by :func:`~filingqa.optimizers.structure_search.fresh_cost`."""
+    from filingqa.optimizers.structure_search import (
+        LOCAL_SPACE,
+        Structure,
+        candidates,
+        fresh_cost,
+        rung_sizes,
+    )
+
+    start = Structure()
+    found = candidates(start, LOCAL_SPACE, worked_examples=bool(s.pool))
+    costs = [1.0, *(fresh_cost(c, start) for c in found)]  # 1.0: the best changes combined
+    mean = sum(costs) / len(costs)
+    answered, previous, alive = 0.0, 0, len(costs)
+    for rung, size in enumerate(rung_sizes(dev, s.first_rung or dev, s.eta)):
+        answered += (sum(costs) if rung == 0 else alive * mean) * (size - previous)
+        alive, previous = max(1, math.ceil(alive / s.eta)), size
+    return answered
 
 
 def estimate(

@@ -1,7 +1,8 @@
-"""Router labels: each calibration question answered by the compiled program over its gold
-context, once in a single pass and once with the full loop (ambiguity detection off in both:
-it is not what the router decides). Both runs are rows in ``single.jsonl`` / ``full.jsonl``
-(written by :func:`filingqa.evaluation.runner.run_mode`, so an interrupted labelling resumes).
+"""Router labels: each calibration question answered by the compiled program (its state,
+structure and worked examples) over its gold context, once in a single pass and once with
+the full loop (ambiguity detection off in both: it is not what the router decides). Both
+runs are rows in ``single.jsonl`` / ``full.jsonl`` (written by
+:func:`filingqa.evaluation.runner.run_mode`, so an interrupted labelling resumes).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.worked_examples import WorkedExamples
 from filingqa.router.rule import fixed_router
 from filingqa.router.training import RouterLabel
 
@@ -25,13 +27,20 @@ def label_questions(
     *,
     judge: StrictJudge,
     out_dir: Path,
+    options: dict[str, Any] | None = None,
+    worked_examples: WorkedExamples | None = None,
     progress: bool = True,
 ) -> list[RouterLabel]:
-    """Run ``records`` single-pass and full-loop with the compiled ``program_state``;
-    rows are checkpointed in ``out_dir`` (``single.jsonl``, ``full.jsonl``)."""
+    """Run ``records`` single-pass and full-loop with the compiled ``program_state`` and
+    its structure's ``options``; rows are checkpointed in ``out_dir`` (``single.jsonl``,
+    ``full.jsonl``)."""
     runs: dict[str, list[Row]] = {}
     for name, full_loop in (("single", False), ("full", True)):
-        qa = FinancialQA(router=fixed_router(full_loop, "calibration"), detect_ambiguity=False)
+        qa = FinancialQA(
+            **((options or {}) | {"detect_ambiguity": False}),
+            router=fixed_router(full_loop, "calibration"),
+            worked_examples=worked_examples,
+        )
         qa.load_state(program_state)
         runs[name] = run_mode(
             records,

@@ -98,6 +98,42 @@ LOCAL_SPACE: SearchSpace = {
 """The space for a backbone on this machine: every option that acts over gold context."""
 
 
+FRESH_SHARE: dict[str, float] = {
+    "samples": 1.0,
+    "loop": 1.0,
+    "examples_per_question": 1.0,
+    "answer_forms": 0.5,
+    "evidence_chars": 1.0,
+    "sign_check": 0.15,
+    "cell_check": 0.15,
+    "formula_notes": 0.5,
+    "detect_ambiguity": 0.1,
+}
+"""For an option changed from the start, about what share of a candidate's LM calls are
+new: the rest are the start's requests again, answered from DSPy's cache (a check switched
+off changes only the questions it would have sent back for revision)."""
+CALLS_THAN_START: dict[str, float] = {"samples": 0.5, "loop": 1.0}
+"""Per unit of these options' change, the extra calls a candidate makes (``samples`` per
+extra sample: drawn in one batch but longer; ``loop`` always: about twice the start's)."""
+
+
+def fresh_cost(structure: Structure, start: Structure) -> float:
+    """A rough cost of one of ``structure``'s answers in fresh answers of the start, for
+    the up-front estimate (the compile re-estimates itself once it has measured)."""
+    changed = {
+        name
+        for name, value in structure.model_dump().items()
+        if value != getattr(start, name) and name in FRESH_SHARE
+    }
+    if not changed:
+        return 0.0  # the start's answers are the dev score before
+    share = max(FRESH_SHARE[name] for name in changed)
+    extra = CALLS_THAN_START["samples"] * max(0, structure.samples - start.samples)
+    if structure.loop == "always" and start.loop != "always":
+        extra += CALLS_THAN_START["loop"]
+    return share * (1.0 + extra)
+
+
 class ScoredStructure(BaseModel):
     """A candidate and how it did on the questions it answered."""
 

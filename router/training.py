@@ -143,18 +143,21 @@ def choose_threshold(
     """The threshold on ``chances`` with the fewest LM calls whose routed accuracy is within
     ``max_accuracy_loss`` of the full loop's (ties: the more accurate, then the nearer 0.5).
     Candidates: 0.5, each probability, and just above the highest (every question single)."""
-    floor = _policy(labels, [True] * len(labels)).accuracy - max_accuracy_loss - 1e-9
+    floor = score_policy(labels, [True] * len(labels)).accuracy - max_accuracy_loss - 1e-9
     candidates = {0.5, *map(float, chances), float(chances.max(initial=0.0)) + 1e-6}
 
     def cost(threshold: float) -> tuple[float, float, float]:
-        policy = _policy(labels, (chances >= threshold).tolist())
+        policy = score_policy(labels, (chances >= threshold).tolist())
         return policy.lm_calls, -policy.accuracy, abs(threshold - 0.5)
 
-    allowed = [t for t in candidates if _policy(labels, (chances >= t).tolist()).accuracy >= floor]
+    allowed = [
+        t for t in candidates if score_policy(labels, (chances >= t).tolist()).accuracy >= floor
+    ]
     return min(allowed, key=cost)
 
 
-def _policy(labels: Sequence[RouterLabel], full: Sequence[bool]) -> Policy:
+def score_policy(labels: Sequence[RouterLabel], full: Sequence[bool]) -> Policy:
+    """Accuracy and LM calls when the questions with ``full`` take the full loop."""
     scores = [x.full_score if f else x.single_score for x, f in zip(labels, full, strict=True)]
     calls = [x.full_calls if f else x.single_calls for x, f in zip(labels, full, strict=True)]
     return Policy(accuracy=float(np.mean(scores)), lm_calls=float(np.mean(calls)))
@@ -181,8 +184,8 @@ def train_router(
     decisions = chances >= threshold
     booster = fit(features, target, params)
     LightGBMRouter(booster, threshold).save(out_dir)
-    always_full = _policy(labels, [True] * len(labels))
-    routed = _policy(labels, decisions.tolist())
+    always_full = score_policy(labels, [True] * len(labels))
+    routed = score_policy(labels, decisions.tolist())
     gains = booster.feature_importance(importance_type="gain")
     positives = int(target.sum())
     report = RouterReport(
@@ -191,7 +194,7 @@ def train_router(
         folds=folds,
         cv_accuracy=float(np.mean(decisions == target.astype(bool))),
         majority_accuracy=max(positives, len(labels) - positives) / len(labels),
-        always_single=_policy(labels, [False] * len(labels)),
+        always_single=score_policy(labels, [False] * len(labels)),
         always_full=always_full,
         routed=routed,
         call_savings=1 - routed.lm_calls / always_full.lm_calls if always_full.lm_calls else 0.0,

@@ -1,0 +1,157 @@
+"""``filingqa compile --optimizer structure`` end to end, with the rule LM of compile_fakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dspy
+import pytest
+
+from filingqa.artifacts.compiled import WorkedExamplesUnavailable, read_program
+from filingqa.artifacts.manifest import read_manifest
+from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile
+from filingqa.cli import main
+from filingqa.optimizers.compile import CompileRequest, plan_compile, run_compile
+from filingqa.optimizers.presets import default_optimizer, preset, search_answers
+from filingqa.router.rule import route_by_rule
+
+from ..retrieval.filings import fake_embedder
+from .compile_fakes import SPLIT, rule_lm, write_data_dir
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return write_data_dir(tmp_path_factory.mktemp("data"), contexts=24)
+
+
+def compile_structure(data_dir: Path, out: Path, lm: dspy.LM, said: list[str] | None = None):
+    """A structure compile over 12 dev questions of the mini split, worked examples from
+    the other contexts."""
+    settings = preset("structure", "light", local=True).model_copy(
+        update={"dev": [f"tatqa:{SPLIT}:12"], "pool": [f"tatqa:{SPLIT}"], "first_rung": 4}
+    )
+    request = CompileRequest(
+        name=out.name, out_dir=out, lm="rules/test", settings=settings, skip_retriever=True
+    )
+    lines = said if said is not None else []
+    return run_compile(
+        plan_compile(request, data_dir),
+        lm=lm,
+        data_dir=data_dir,
+        embedder=fake_embedder(),
+        progress=False,
+        say=lines.append,
+    )
+
+
+@pytest.fixture(scope="module")
+def examples_help(data_dir: Path, tmp_path_factory) -> tuple[Path, list[str]]:
+    """A compile for a backbone the loop does not help and worked examples do."""
+    out = tmp_path_factory.mktemp("artifacts") / "examples"
+    said: list[str] = []
+    compile_structure(data_dir, out, rule_lm(loop_helps=False), said)
+    return out, said
+
+
+def test_the_search_picks_worked_examples_and_keeps_them(
+    examples_help: tuple[Path, list[str]],
+) -> None:
+    out, said = examples_help
+    manifest = read_manifest(out)
+    assert manifest.optimizer["optimizer"] == "structure"
+    assert manifest.before.accuracy < 1.0 and manifest.after.accuracy == 1.0
+    assert manifest.selection is not None and manifest.selection.kept == "compiled"
+    assert manifest.program_options["examples_per_question"] >= 1
+    assert manifest.worked_examples == POOL_FILE
+    assert len(manifest.structures) >= 8
+    assert all({"key", "accuracy", "lm_calls", "questions"} <= set(s) for s in manifest.structures)
+    assert manifest.structures[0]["accuracy"] == 1.0
+    assert any(line.strip().startswith("picked ") for line in said)
+
+
+def test_the_pool_holds_no_dev_context(examples_help: tuple[Path, list[str]]) -> None:
+    out, _ = examples_help
+    pool = PoolFile.read(out / POOL_FILE)
+    dev = {r["id"] for r in map(json.loads, (out / "eval" / "before.jsonl").open())}
+    contexts = {i.rsplit("-", 1)[0] for i in dev}
+    assert pool.programs
+    assert not {p.id.rsplit("-", 1)[0] for p in pool.programs} & contexts
+
+
+def test_the_artifact_round_trip_restores_structure_and_examples(
+    examples_help: tuple[Path, list[str]], data_dir: Path, monkeypatch
+) -> None:
+    out, _ = examples_help
+    manifest = read_manifest(out)
+    monkeypatch.setenv("FILINGQA_DATA_DIR", str(data_dir))
+    qa = read_program(out)
+    assert qa.pot.examples_per_question == manifest.program_options["examples_per_question"]
+    assert len(qa.pot.worked_examples) == len(PoolFile.read(out / POOL_FILE).programs)
+    assert qa.pot.samples == manifest.program_options["samples"]
+    assert qa.reason.max_rounds == manifest.program_options["max_rounds"]
+
+
+def test_without_the_data_dir_the_artifact_runs_without_examples(
+    examples_help: tuple[Path, list[str]], tmp_path: Path, monkeypatch
+) -> None:
+    out, _ = examples_help
+    monkeypatch.setenv("FILINGQA_DATA_DIR", str(tmp_path / "elsewhere"))
+    with pytest.warns(WorkedExamplesUnavailable, match="without its worked examples"):
+        qa = read_program(out)
+    assert qa.pot.worked_examples is None
+
+
+def test_a_compile_whose_best_structure_does_not_win_keeps_the_uncompiled_program(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "flat"
+    manifest = compile_structure(data_dir, out, rule_lm(demos_help=False, loop_helps=False))
+    assert manifest.selection is not None and manifest.selection.kept == "uncompiled"
+    assert manifest.worked_examples is None
+    assert manifest.program_options["examples_per_question"] == 0
+    assert manifest.loop == "rule"
+    qa = read_program(out)
+    assert qa.pot.worked_examples is None
+    if not manifest.use_router:
+        assert qa.router is route_by_rule
+
+
+def test_local_backbones_default_to_the_structure_search() -> None:
+    assert default_optimizer(local=True) == "structure"
+    assert default_optimizer(local=False) == "bootstrap-rs"
+    settings = preset("structure", "light", local=True)
+    assert settings.target == "program" and settings.pool == ["tatqa:dev"]
+    with pytest.raises(ValueError, match="--target program"):
+        settings.model_validate(settings.model_dump() | {"target": "pot"})
+
+
+def test_the_estimate_counts_every_rung(data_dir: Path) -> None:
+    settings = preset("structure", "light", local=True)
+    small, large = search_answers(settings, 10), search_answers(settings, 40)
+    assert 0 < small < large
+    no_pool = settings.model_copy(update={"pool": []})
+    assert search_answers(no_pool, 40) < large  # no worked-example candidates
+
+
+def test_cli_dry_run_describes_the_search(data_dir: Path, tmp_path: Path, capsys) -> None:
+    code = main(
+        [
+            "compile",
+            "--out",
+            str(tmp_path / "qwen"),
+            "--lm",
+            "local",
+            "--dev",
+            f"tatqa:{SPLIT}:12",
+            "--data-dir",
+            str(data_dir),
+            "--skip-retriever",
+            "--dry-run",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "compile qwen: structure (light) on the program module, backbone local" in out
+    assert "14 structures (+ the best changes combined), successive halving over 5 → 12" in out
+    assert "structure search" in out and "router labels" in out
