@@ -303,6 +303,14 @@ def _add_compile(commands) -> None:
             help=f"{what}; repeatable (default: the preset's)",
         )
     run.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="NAME:SPLIT",
+        help="the structure search's worked examples: gold programs of these splits (repeatable; "
+        "default: tatqa:dev; the dev and report-slice contexts are never pooled)",
+    )
+    run.add_argument(
         "--target",
         choices=["pot", "program"],
         help="compile the PoT module or the whole program (default: pot for local models, "
@@ -533,6 +541,7 @@ def _run_compile(args: argparse.Namespace) -> int:
         "train": args.train,
         "dev": args.dev,
         "target": args.target,
+        "pool": args.pool,
         "max_p_value": args.max_p_value,
     }
     settings = OptimizerSettings.model_validate(
