@@ -124,8 +124,8 @@ class CompilePlan(BaseModel):
 
 
 def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> CompilePlan:
-    """Draw train, dev (no context shared with train) and calibration (default: dev)
-    questions, and estimate the cost.
+    """Draw train, dev (no context shared with train) and calibration (default: dev, or
+    its first ``calibration_questions``) questions, and estimate the cost.
 
     Raises:
         ValueError: a split spec is malformed or leaves no question.
@@ -151,7 +151,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
             data_dir=data_dir,
         )
         if request.calibration
-        else dev
+        else dev[: s.calibration_questions or None]
     )
     if len(calibration) < MIN_CALIBRATION:
         raise ValueError(f"the router needs at least {MIN_CALIBRATION} calibration questions")

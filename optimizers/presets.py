@@ -66,6 +66,9 @@ class OptimizerSettings(BaseModel):
     threads: int = 1
     first_rung: int = 0
     eta: int = 3
+    calibration_questions: int = 0
+    """The router's calibration questions when none are given: the dev draw's first this
+    many (0: all of it)."""
     pool: list[str] = []
     """The structure search's worked-example sources (``name:split``; none: no examples)."""
     seed: int = 0
@@ -102,6 +105,7 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             candidates=0,
             first_rung=5 * scale,
             eta=3,
+            calibration_questions=20 * scale,
             pool=["tatqa:dev"],
             threads=1 if local else 8,
         )
@@ -251,7 +255,9 @@ def estimate(
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
-    single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
+    # the single pass of the kept structure repeats the dev score only for the prompt optimizers
+    cached = calibration_is_dev and settings.optimizer != "structure"
+    single = 0.0 if cached else CALLS_PER_QUESTION["pot"]
     stages["router labels"] = calibration * (single + CALLS_PER_QUESTION["full"])
     slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
     return BudgetEstimate(

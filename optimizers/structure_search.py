@@ -103,7 +103,7 @@ FRESH_SHARE: dict[str, float] = {
     "loop": 1.0,
     "examples_per_question": 1.0,
     "answer_forms": 0.5,
-    "evidence_chars": 1.0,
+    "evidence_chars": 0.3,
     "sign_check": 0.15,
     "cell_check": 0.15,
     "formula_notes": 0.5,
@@ -111,7 +111,8 @@ FRESH_SHARE: dict[str, float] = {
 }
 """For an option changed from the start, about what share of a candidate's LM calls are
 new: the rest are the start's requests again, answered from DSPy's cache (a check switched
-off changes only the questions it would have sent back for revision)."""
+off changes only the questions it would have sent back for revision, a smaller evidence
+budget only the questions whose evidence exceeds it)."""
 CALLS_THAN_START: dict[str, float] = {"samples": 0.5, "loop": 1.0}
 """Per unit of these options' change, the extra calls a candidate makes (``samples`` per
 extra sample: drawn in one batch but longer; ``loop`` always: about twice the start's)."""

@@ -155,3 +155,12 @@ def test_cli_dry_run_describes_the_search(data_dir: Path, tmp_path: Path, capsys
     assert "compile qwen: structure (light) on the program module, backbone local" in out
     assert "14 structures (+ the best changes combined), successive halving over 5 → 12" in out
     assert "structure search" in out and "router labels" in out
+
+
+def test_the_router_calibrates_on_the_first_dev_questions(data_dir: Path, tmp_path: Path) -> None:
+    settings = preset("structure", "light", local=True).model_copy(
+        update={"dev": [f"tatqa:{SPLIT}:12"], "calibration_questions": 6}
+    )
+    request = CompileRequest(name="x", out_dir=tmp_path / "x", lm="rules/test", settings=settings)
+    plan = plan_compile(request, data_dir)
+    assert plan.calibration == plan.dev[:6]
