@@ -27,7 +27,8 @@ def load(
     *,
     api_base: str | None = None,
 ) -> FinancialQA:
-    """The compiled program in ``path`` with its router, ready to call.
+    """The compiled program in ``path`` with its structure, router (or the structure's loop
+    policy) and worked examples, ready to call.
 
     ``lm`` (a backbone string or a ``dspy.LM``) replaces the backbone the artifact was
     compiled for, with a :class:`BackboneMismatch` warning when they differ; without it the
