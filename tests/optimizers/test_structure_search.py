@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import dspy
@@ -158,3 +159,14 @@ def test_halving_keeps_the_better_share_each_rung(tmp_path: Path, dev: list[QARe
 def test_no_dev_questions_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="dev questions"):
         search(tmp_path, {}).compile(FinancialQA(), valset=[])
+
+
+def test_the_start_is_the_uncompiled_program() -> None:
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(FinancialQA.__init__).parameters.items()
+        if parameter.default is not inspect.Parameter.empty
+    }
+    options = Structure().program_options()
+    assert {name: defaults[name] for name in options} == options
+    assert Structure().build().router is defaults["router"]
