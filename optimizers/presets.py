@@ -5,9 +5,9 @@ The default for a local backbone is the structure search
 worked examples on dev, which is what a small model gains from; a hosted model's default
 stays ``bootstrap-rs``, prompt optimization of the whole program.
 
-For the prompt optimizers, a small local model gets few bootstrapped demos (each demo repeats a whole evidence block in
-the prompt, so every demo slows each call), no raw labelled demos, few candidates, small
-train/dev draws and one thread; its dev draw mixes TAT-QA with FinQA's 10-K questions, so
+For the prompt optimizers, a small local model gets few bootstrapped demos (each demo
+repeats a whole evidence block in the prompt, so every demo slows each call), no raw
+labelled demos, few candidates, small train/dev draws and one thread; its dev draw mixes TAT-QA with FinQA's 10-K questions, so
 the demos chosen are not ones that only suit TAT-QA's question style; the default
 (``bootstrap-rs``, ``light``) compiled the PoT module in 57 minutes on 2 CPU cores at
 :data:`LOCAL_SECONDS_PER_CALL` (the same machine has since run at up to three times that
