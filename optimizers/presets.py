@@ -7,13 +7,13 @@ stays ``bootstrap-rs``, prompt optimization of the whole program.
 
 For the prompt optimizers, a small local model gets few bootstrapped demos (each demo
 repeats a whole evidence block in the prompt, so every demo slows each call), no raw
-labelled demos, few candidates, small train/dev draws and one thread; its dev draw mixes TAT-QA with FinQA's 10-K questions, so
-the demos chosen are not ones that only suit TAT-QA's question style; the default
-(``bootstrap-rs``, ``light``) compiled the PoT module in 57 minutes on 2 CPU cores at
-:data:`LOCAL_SECONDS_PER_CALL` (the same machine has since run at up to three times that
-per call; the compile re-estimates itself from the speed of its first stage). A
-hosted model gets more demos, candidates, questions and threads, and compiles the whole
-program.
+labelled demos, few candidates, small train/dev draws and one thread; its dev draw mixes
+TAT-QA with FinQA's 10-K questions, so the demos chosen are not ones that only suit TAT-QA's
+question style; the default (``bootstrap-rs``, ``light``) compiled the PoT module in 57
+minutes on 2 CPU cores at :data:`LOCAL_SECONDS_PER_CALL` (the same machine has since run at
+up to three times that per call; the compile re-estimates itself from the speed of its first
+stage). A hosted model gets more demos, candidates, questions and threads, and compiles the
+whole program.
 """
 
 from __future__ import annotations
