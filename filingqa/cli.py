@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from filingqa import __version__
 from filingqa.core.config import ConfigError
 
@@ -19,11 +21,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (ConfigError, RuntimeError, FileNotFoundError, ValueError) as problem:
-        print(f"filingqa: error: {problem}", file=sys.stderr)
+        print(f"filingqa: error: {_one_line(problem)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("filingqa: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(problem: Exception) -> str:
+    """The error for a terminal: a settings validation error as its first message."""
+    if isinstance(problem, ValidationError):
+        return str(problem.errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(problem)
 
 
 def _build_parser() -> argparse.ArgumentParser:

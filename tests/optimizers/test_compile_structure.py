@@ -164,3 +164,12 @@ def test_the_router_calibrates_on_the_first_dev_questions(data_dir: Path, tmp_pa
     request = CompileRequest(name="x", out_dir=tmp_path / "x", lm="rules/test", settings=settings)
     plan = plan_compile(request, data_dir)
     assert plan.calibration == plan.dev[:6]
+
+
+def test_cli_refuses_a_structure_search_of_the_pot_module(tmp_path: Path, capsys) -> None:
+    code = main(["compile", "--out", str(tmp_path / "x"), "--target", "pot", "--dry-run"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "filingqa: error: the structure search chooses the whole program's options: "
+        "--target program\n"
+    )
