@@ -121,11 +121,7 @@ extra sample: drawn in one batch but longer; ``loop`` always: about twice the st
 def fresh_cost(structure: Structure, start: Structure) -> float:
     """A rough cost of one of ``structure``'s answers in fresh answers of the start, for
     the up-front estimate (the compile re-estimates itself once it has measured)."""
-    changed = {
-        name
-        for name, value in structure.model_dump().items()
-        if value != getattr(start, name) and name in FRESH_SHARE
-    }
+    changed = changes(structure, start) & FRESH_SHARE.keys()
     if not changed:
         return 0.0  # the start's answers are the dev score before
     share = max(FRESH_SHARE[name] for name in changed)
@@ -184,10 +180,7 @@ def combined(start: Structure, scored: Sequence[ScoredStructure]) -> Structure |
     baseline = next(s for s in scored if s.structure == start)
     best: dict[str, ScoredStructure] = {}
     for s in scored:
-        changed = (
-            s.structure.model_dump(exclude_defaults=True).keys()
-            - start.model_dump(exclude_defaults=True).keys()
-        )
+        changed = changes(s.structure, start)
         if len(changed) != 1 or s.accuracy <= baseline.accuracy:
             continue
         (name,) = changed
@@ -197,6 +190,11 @@ def combined(start: Structure, scored: Sequence[ScoredStructure]) -> Structure |
         return None
     update = {name: getattr(s.structure, name) for name, s in best.items()}
     return Structure.model_validate(start.model_dump() | update)
+
+
+def changes(structure: Structure, start: Structure) -> set[str]:
+    """The options ``structure`` sets otherwise than ``start``."""
+    return {name for name, value in structure.model_dump().items() if value != getattr(start, name)}
 
 
 def rung_sizes(questions: int, first_rung: int, eta: int) -> list[int]:

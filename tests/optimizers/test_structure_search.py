@@ -91,6 +91,15 @@ def test_the_changes_that_beat_the_start_are_combined() -> None:
     assert combined(start, runs[:3]) is None  # one option changed: already a candidate
 
 
+def test_changes_are_counted_from_the_start_not_the_defaults() -> None:
+    runs = [
+        scored(START, 0.5),
+        scored(START.model_copy(update={"loop": "always"}), 0.7),
+        scored(START.model_copy(update={"detect_ambiguity": True}), 0.6),
+    ]
+    assert combined(START, runs) == Structure(loop="always")
+
+
 def test_rungs_grow_by_eta_up_to_every_question() -> None:
     assert rung_sizes(40, 8, 3) == [8, 24, 40]
     assert rung_sizes(40, 10, 2) == [10, 20, 40]
