@@ -53,15 +53,21 @@ def read_program(path: str | Path) -> FinancialQA:
     return qa
 
 
+def read_router(directory: Path) -> LightGBMRouter | None:
+    """The artifact's trained router, None when the compile trained none."""
+    router_dir = directory / ROUTER_DIR
+    return LightGBMRouter.load(router_dir) if (router_dir / "model.txt").exists() else None
+
+
 def _router(directory: Path, manifest: Manifest) -> Callable[[str], RoutingDecision]:
     """The trained router when the artifact routes with it, else its loop policy's."""
-    router_dir = directory / ROUTER_DIR
-    if manifest.use_router and (router_dir / "model.txt").exists():
-        return LightGBMRouter.load(router_dir)
-    return loop_router(manifest.loop or "rule")
+    router = read_router(directory) if manifest.use_router else None
+    return router or loop_router(manifest.loop or "rule")
 
 
 def _worked_examples(directory: Path, manifest: Manifest) -> WorkedExamples | None:
+    """The artifact's worked examples read back from the data dir (None without a pool;
+    a warning and None when the data dir cannot give them)."""
     if manifest.worked_examples is None:
         return None
     try:

@@ -21,8 +21,7 @@ from typing import Any
 import dspy
 from pydantic import BaseModel
 
-from filingqa.artifacts.compiled import read_program
-from filingqa.artifacts.manifest import ROUTER_DIR
+from filingqa.artifacts.compiled import read_program, read_router
 from filingqa.checks.citations import cite
 from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
@@ -34,7 +33,6 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.retrieval import Passage
 from filingqa.retrieval.evidence import render
 from filingqa.retrieval.handle import SearchHandle
-from filingqa.router.lightgbm_router import LightGBMRouter
 from filingqa.router.rule import fixed_router, loop_router
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.direct import AnswerDirectly
@@ -160,10 +158,10 @@ def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
         loop = qa.manifest.loop
         qa.router = loop_router(loop) if loop else fixed_router(True, "compiled, no router")
     else:
-        router_dir = artifact / ROUTER_DIR
-        if not (router_dir / "model.txt").exists():
+        router = read_router(artifact)
+        if router is None:
             raise ValueError(f"{artifact} has no trained router: recompile it")
-        qa.router = LightGBMRouter.load(router_dir)
+        qa.router = router
     return qa
 
 

@@ -79,7 +79,7 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.rerank import TRAINING_FILE
-from filingqa.router.rule import LoopPolicy, route_by_rule
+from filingqa.router.rule import LoopPolicy, loop_router
 from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 
 SETTINGS_FILE = "compile.json"
@@ -518,11 +518,7 @@ def _searched(
 def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPolicy) -> bool:
     """Whether the trained router beats ``loop`` on the calibration questions: higher
     accuracy, or the same with fewer LM calls."""
-    full = {
-        "never": [False] * len(labels),
-        "always": [True] * len(labels),
-        "rule": [route_by_rule(x.question).full_loop for x in labels],
-    }[loop]
+    full = [loop_router(loop)(x.question).full_loop for x in labels]
     own = score_policy(labels, full)
     routed = report.routed
     return (routed.accuracy, -routed.lm_calls) > (own.accuracy, -own.lm_calls)

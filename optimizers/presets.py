@@ -23,6 +23,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from filingqa.optimizers.structure_search import (
+    LOCAL_SPACE,
+    Structure,
+    candidates,
+    fresh_cost,
+    rung_sizes,
+)
+
 Target = Literal["pot", "program"]
 OptimizerName = Literal["structure", "bootstrap-rs", "mipro", "gepa", "simba"]
 Budget = Literal["light", "medium", "heavy"]
@@ -224,14 +232,6 @@ def search_answers(s: OptimizerSettings, dev: int) -> float:
     """The structure search's answers in fresh answers of the start: every candidate at
     every rung, the best ``1/eta`` going on (each costing the candidates' mean), weighted
     by :func:`~filingqa.optimizers.structure_search.fresh_cost`."""
-    from filingqa.optimizers.structure_search import (
-        LOCAL_SPACE,
-        Structure,
-        candidates,
-        fresh_cost,
-        rung_sizes,
-    )
-
     start = Structure()
     found = candidates(start, LOCAL_SPACE, worked_examples=bool(s.pool))
     costs = [1.0, *(fresh_cost(c, start) for c in found)]  # 1.0: the best changes combined
