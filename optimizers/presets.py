@@ -116,8 +116,8 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             max_demos=0,
             candidates=0,
             first_rung=5 * scale,
-            eta=3,
-            calibration_questions=20 * scale,
+            eta=4,
+            calibration_questions=12 * scale,
             pool=["tatqa:dev"],
             threads=1 if local else 8,
         )
@@ -259,10 +259,12 @@ def estimate(
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
-    # the single pass of the kept structure repeats the dev score only for the prompt optimizers
+    # the single pass of the kept structure repeats the dev score only for the prompt
+    # optimizers; the full loop's first pass repeats the single pass's requests
     cached = calibration_is_dev and settings.optimizer != "structure"
     single = 0.0 if cached else CALLS_PER_QUESTION["pot"]
-    stages["router labels"] = calibration * (single + CALLS_PER_QUESTION["full"])
+    loop = CALLS_PER_QUESTION["full"] - CALLS_PER_QUESTION["pot"]
+    stages["router labels"] = calibration * (single + loop)
     slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},

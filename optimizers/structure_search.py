@@ -12,8 +12,11 @@ Candidates are compared by successive halving on the dev questions, by strict ac
 (ties: fewer LM calls, then the earlier candidate, the start first): every candidate answers
 the first ``first_rung`` questions, the best ``1/eta`` of them answer ``eta`` times as
 many, and so on until the survivors have answered every dev question; the best of those is
-the pick. Each candidate's rows are kept in ``rows_dir/<key>.jsonl``, so a rung reuses the
-questions the candidate already answered and an interrupted search resumes. The pick is
+the pick. A rung goes question by question, every candidate answering one question before
+the next, so their requests over that question's evidence follow each other and an engine
+that reuses a shared prefix's KV cache reads the evidence once per question. Each
+candidate's rows are kept in ``rows_dir/<key>.jsonl``, so a rung reuses the questions the
+candidate already answered and an interrupted search resumes. The pick is
 not yet kept: the compile still compares it with the uncompiled program, paired
 (:mod:`~filingqa.optimizers.selection`).
 
@@ -30,6 +33,7 @@ from typing import Any
 
 import dspy
 from pydantic import BaseModel, ConfigDict
+from tqdm import tqdm
 
 from filingqa.datasets import QARecord
 from filingqa.evaluation.runner import Row, run_mode
@@ -85,7 +89,7 @@ SearchSpace = Mapping[str, Sequence[Any]]
 """For each option searched, the values tried (a value equal to the start's is skipped)."""
 
 LOCAL_SPACE: SearchSpace = {
-    "samples": (3, 5),
+    "samples": (5,),
     "loop": ("never", "always"),
     "examples_per_question": (1, 2),
     "sign_check": (False,),
@@ -271,12 +275,12 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         for rung, size in enumerate(sizes):
             shape = f"{len(alive)} structures × {size} questions"
             self.say(f"    rung {rung + 1}/{len(sizes)}: {shape}")
-            scored = [self._score(s, valset[:size], state, rung) for s in alive]
+            scored = self._score(alive, valset[:size], state, rung)
             if rung == 0:
                 mixed = combined(self.start, scored)
                 if mixed is not None and mixed not in alive:
                     alive.append(mixed)
-                    scored.append(self._score(mixed, valset[:size], state, rung))
+                    scored += self._score([mixed], valset[:size], state, rung)
             scored.sort(key=_rank)
             final.update({s.structure: s for s in scored})
             keep = max(1, math.ceil(len(scored) / self.eta)) if rung < len(sizes) - 1 else 1
@@ -294,18 +298,33 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         return self.rows_dir / f"{structure.key}.jsonl"
 
     def _score(
-        self, structure: Structure, records: Sequence[QARecord], state: dict[str, Any], rung: int
-    ) -> ScoredStructure:
+        self,
+        structures: Sequence[Structure],
+        records: Sequence[QARecord],
+        state: dict[str, Any],
+        rung: int,
+    ) -> list[ScoredStructure]:
+        """Every structure's answers to ``records``, question by question."""
+        modes = {s: program_mode(self._program(s, state)) for s in structures}
+        rows: dict[Structure, list[Row]] = {s: [] for s in structures}
+        total = len(records) * len(structures)
+        with tqdm(total=total, desc=f"rung {rung + 1}", disable=not self.progress) as bar:
+            for record in records:
+                for structure, mode in modes.items():
+                    rows[structure] += run_mode(
+                        [record],
+                        mode,
+                        judge=self.judge,
+                        rows_path=self.rows_of(structure),
+                        progress=False,
+                    )
+                    bar.update()
+        return [ScoredStructure.of(s, rows[s], rung) for s in structures]
+
+    def _program(self, structure: Structure, state: dict[str, Any]) -> FinancialQA:
         program = structure.build(self.worked_examples)
         program.load_state(state)
-        rows = run_mode(
-            records,
-            program_mode(program),
-            judge=self.judge,
-            rows_path=self.rows_of(structure),
-            progress=self.progress,
-        )
-        return ScoredStructure.of(structure, rows, rung)
+        return program
 
 
 def _shown(value: object) -> str:

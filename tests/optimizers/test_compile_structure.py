@@ -153,7 +153,7 @@ def test_cli_dry_run_describes_the_search(data_dir: Path, tmp_path: Path, capsys
     out = capsys.readouterr().out
     assert code == 0
     assert "compile qwen: structure (light) on the program module, backbone local" in out
-    assert "14 structures (+ the best changes combined), successive halving over 5 → 12" in out
+    assert "13 structures (+ the best changes combined), successive halving over 5 → 12" in out
     assert "structure search" in out and "router labels" in out
 
 

@@ -154,6 +154,19 @@ def test_a_rerun_answers_from_the_rows_it_kept(tmp_path: Path, dev: list[QARecor
     assert again.scored[0].structure.loop == "always"
 
 
+def test_a_rung_goes_question_by_question(tmp_path: Path, dev: list[QARecord]) -> None:
+    lm = rule_lm(demos_help=False)
+    questions = dev[:4]
+    with dspy.context(lm=lm):
+        search(tmp_path, {"loop": ("always",)}).compile(FinancialQA(), valset=questions)
+    asked = [
+        next(i for i, record in enumerate(questions) if record.question in prompt)
+        for prompt in lm.engine.prompts
+    ]
+    assert asked == sorted(asked)  # both structures answer a question before the next
+    assert len(set(asked)) == len(questions)
+
+
 def test_halving_keeps_the_better_share_each_rung(tmp_path: Path, dev: list[QARecord]) -> None:
     said: list[str] = []
     optimizer = search(tmp_path, {"loop": ("always",), "samples": (3,)})
