@@ -498,16 +498,17 @@ def _searched(
         progress=progress,
         say=say,
     )
-    started = time.perf_counter()
     qa = search.compile(FinancialQA(), valset=plan.dev)
-    rows = [row for path in (out / SEARCH_DIR).glob("*.jsonl") for row in read_rows(path)]
+    start = search.rows_of(Structure())  # the dev score before, counted there
+    paths = [path for path in (out / SEARCH_DIR).glob("*.jsonl") if path != start]
+    rows = [row for path in paths for row in read_rows(path)]
     log = {
         "candidates": [x.accuracy for x in search.scored],
         "structures": [x.model_dump(mode="json") for x in search.scored],
         "structure": qa.structure.model_dump(mode="json"),
         "rows": str(search.rows_of(qa.structure).relative_to(out)),
         "lm_calls": sum(r.lm_calls - r.cached_calls for r in rows),
-        "seconds": round(time.perf_counter() - started, 1),
+        "seconds": round(sum(r.seconds for r in rows), 1),  # every run's, when resumed
     }
     say(f"    picked {qa.structure.key}")
     qa.save(str(program_path))

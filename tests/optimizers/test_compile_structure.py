@@ -12,7 +12,14 @@ from filingqa.artifacts.compiled import WorkedExamplesUnavailable, read_program
 from filingqa.artifacts.manifest import read_manifest
 from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile
 from filingqa.cli import main
-from filingqa.optimizers.compile import CompileRequest, plan_compile, run_compile
+from filingqa.evaluation.runner import read_rows
+from filingqa.optimizers.compile import (
+    OPTIMIZER_FILE,
+    SEARCH_DIR,
+    CompileRequest,
+    plan_compile,
+    run_compile,
+)
 from filingqa.optimizers.presets import default_optimizer, preset, search_answers
 from filingqa.router.rule import route_by_rule
 
@@ -68,6 +75,18 @@ def test_the_search_picks_worked_examples_and_keeps_them(
     assert all({"key", "accuracy", "lm_calls", "questions"} <= set(s) for s in manifest.structures)
     assert manifest.structures[0]["accuracy"] == 1.0
     assert any(line.strip().startswith("picked ") for line in said)
+
+
+def test_the_search_log_counts_the_candidates_and_not_the_start(
+    examples_help: tuple[Path, list[str]],
+) -> None:
+    out, _ = examples_help
+    log = json.loads((out / OPTIMIZER_FILE).read_text())
+    search = [p for p in (out / SEARCH_DIR).glob("*.jsonl") if p.stem != "start"]
+    rows = [row for path in search for row in read_rows(path)]
+    assert len(search) == len(read_manifest(out).structures) - 1
+    assert log["lm_calls"] == sum(r.lm_calls - r.cached_calls for r in rows) > 0
+    assert log["seconds"] == round(sum(r.seconds for r in rows), 1)
 
 
 def test_the_pool_holds_no_dev_context(examples_help: tuple[Path, list[str]]) -> None:
