@@ -237,6 +237,8 @@ def run_compile(
             shutil.copyfile(out / optimizer_log["rows"], after_path.with_suffix(".jsonl"))
         after_mode = _mode(compiled.pot if s.target == "pot" else compiled, s.target)
         after = _evaluate(plan.dev, after_mode, judge, after_path, progress)
+        # the structure search's pick answered dev already: its rows cost nothing again
+        after_runs = [] if "rows" in optimizer_log else after
         selection = select_program(before, after, s.max_p_value)
         kept = selection.kept == "compiled"
         qa = compiled if kept else FinancialQA()
@@ -293,11 +295,11 @@ def run_compile(
         lm_calls={
             "dev before": sum(r.lm_calls for r in before),
             "optimizer": optimizer_log["lm_calls"],
-            "dev after": sum(r.lm_calls for r in after),
+            "dev after": sum(r.lm_calls for r in after_runs),
             "router labels": sum(r.lm_calls for r in router_rows),
         },
         wall_seconds=round(
-            sum(r.seconds for r in [*before, *after, *router_rows])
+            sum(r.seconds for r in [*before, *after_runs, *router_rows])
             + optimizer_log["seconds"]
             + (reranker or {}).get("seconds", 0.0),
             1,

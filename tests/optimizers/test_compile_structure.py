@@ -9,7 +9,7 @@ import dspy
 import pytest
 
 from filingqa.artifacts.compiled import WorkedExamplesUnavailable, read_program
-from filingqa.artifacts.manifest import read_manifest
+from filingqa.artifacts.manifest import ROUTER_DIR, read_manifest
 from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
@@ -87,6 +87,12 @@ def test_the_search_log_counts_the_candidates_and_not_the_start(
     assert len(search) == len(read_manifest(out).structures) - 1
     assert log["lm_calls"] == sum(r.lm_calls - r.cached_calls for r in rows) > 0
     assert log["seconds"] == round(sum(r.seconds for r in rows), 1)
+    manifest = read_manifest(out)
+    assert manifest.lm_calls["dev after"] == 0  # the pick's search rows, copied
+    before = read_rows(out / "eval" / "before.jsonl")
+    labels = [row for path in (out / ROUTER_DIR).glob("*.jsonl") for row in read_rows(path)]
+    counted = sum(r.seconds for r in [*before, *labels]) + log["seconds"]
+    assert manifest.wall_seconds == pytest.approx(counted, abs=0.1)
 
 
 def test_the_pool_holds_no_dev_context(examples_help: tuple[Path, list[str]]) -> None:
