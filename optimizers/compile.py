@@ -307,7 +307,23 @@ def run_compile(
     )
     write_manifest(manifest, out)
     say(f"6/6 wrote {out / 'manifest.json'}")
+    say(_outcome(manifest, structure))
     return manifest
+
+
+def _outcome(manifest: Manifest, structure: Structure) -> str:
+    """The compile's last line: the program kept, its dev score, and the compile's time
+    against the estimate."""
+    compiled = manifest.selection is not None and manifest.selection.kept == "compiled"
+    kept = manifest.after if compiled else manifest.before
+    shape = f"structure {structure.key}, loop {manifest.loop}"
+    return (
+        f"kept the {'compiled' if compiled else 'uncompiled'} program ({shape}"
+        f"{', routed' if manifest.use_router else ''}): dev accuracy {kept.accuracy:.1%} "
+        f"(uncompiled {manifest.before.accuracy:.1%}) on {kept.questions} questions; "
+        f"{manifest.wall_seconds / 60:.0f} min of work, estimated "
+        f"{manifest.estimate['minutes']:.0f} min"
+    )
 
 
 def _claim(out: Path, request: CompileRequest) -> None:

@@ -75,6 +75,10 @@ def test_the_search_picks_worked_examples_and_keeps_them(
     assert all({"key", "accuracy", "lm_calls", "questions"} <= set(s) for s in manifest.structures)
     assert manifest.structures[0]["accuracy"] == 1.0
     assert any(line.strip().startswith("picked ") for line in said)
+    kept = manifest.program_options["examples_per_question"]
+    assert said[-1].startswith("kept the compiled program (structure ")
+    assert f"examples_per_question={kept}" in said[-1]
+    assert "dev accuracy 100.0% (uncompiled " in said[-1] and "estimated" in said[-1]
 
 
 def test_the_search_log_counts_the_candidates_and_not_the_start(
