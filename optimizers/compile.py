@@ -233,12 +233,12 @@ def run_compile(
             compiled, optimizer_log = _optimized(plan, lm, teacher_lm, judge_lm)
         say("3/6 dev score after compiling")
         after_path = out / "eval" / "after"
-        if "rows" in optimizer_log and not after_path.with_suffix(".jsonl").exists():
+        searched = "rows" in optimizer_log  # the search's pick answered dev already
+        if searched and not after_path.with_suffix(".jsonl").exists():
             shutil.copyfile(out / optimizer_log["rows"], after_path.with_suffix(".jsonl"))
         after_mode = _mode(compiled.pot if s.target == "pot" else compiled, s.target)
         after = _evaluate(plan.dev, after_mode, judge, after_path, progress)
-        # the structure search's pick answered dev already: its rows cost nothing again
-        after_runs = [] if "rows" in optimizer_log else after
+        after_runs = [] if searched else after  # copied rows cost nothing again
         selection = select_program(before, after, s.max_p_value)
         kept = selection.kept == "compiled"
         qa = compiled if kept else FinancialQA()
@@ -483,10 +483,15 @@ def _pool(
 def _seed_search(out: Path) -> None:
     """The start structure is the uncompiled program: its search rows are the dev score
     before."""
-    start = out / SEARCH_DIR / f"{Structure().key}.jsonl"
+    start = _start_rows(out)
     if not start.exists():
         start.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out / "eval" / "before.jsonl", start)
+
+
+def _start_rows(out: Path) -> Path:
+    """The search rows of the start structure (the uncompiled program)."""
+    return out / SEARCH_DIR / f"{Structure().key}.jsonl"
 
 
 def _searched(
@@ -517,7 +522,7 @@ def _searched(
         say=say,
     )
     qa = search.compile(FinancialQA(), valset=plan.dev)
-    start = search.rows_of(Structure())  # the dev score before, counted there
+    start = _start_rows(out)  # the dev score before, counted there
     paths = [path for path in (out / SEARCH_DIR).glob("*.jsonl") if path != start]
     rows = [row for path in paths for row in read_rows(path)]
     log = {
