@@ -7,6 +7,7 @@ from typing import Literal
 
 import dspy
 
+from filingqa.checks.formulas import definition_notes
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.question_state import QuestionState
@@ -44,13 +45,23 @@ class AnswerFormDecision(dspy.Module):
 
     def forward(self, state: QuestionState) -> None:
         """The LM decides the form over the evidence when the guess is unsure; a failed
-        decision keeps the guess."""
+        decision keeps the guess. A question naming a metric that no table row of the
+        evidence states (:func:`~filingqa.checks.formulas.definition_notes`) is computed
+        without asking: a figure the evidence does not state cannot be quoted."""
         guess = guess_answer_form(state.question)
         if self.choice != "decide" or guess.confident:
             return
         passages = within_budget(
             state.evidence.passages(), state.question, state.evidence.capacity_chars
         )
+        unstated = definition_notes(state.question, render(passages))
+        if unstated:
+            metric = unstated[0].split(" = ", 1)[0]
+            state.trace.steps.append(
+                Step(name="answer form", note=f"computed: no table row states {metric}")
+            )
+            state.route = with_form(state.route, "computed", guess.asks, f"{metric} unstated")
+            return
         decided = attempt(
             state.trace,
             "answer form",

@@ -56,6 +56,31 @@ def test_an_unsure_guess_is_decided_by_the_lm_over_the_evidence() -> None:
     assert "[[ ## first_guess ## ]]\nlooked_up" in form_request
 
 
+def test_a_metric_no_table_row_states_is_computed_without_asking_the_lm() -> None:
+    final, engine = run(
+        [(FORM, {"form": "span"}), (WRITE, fenced("result = 812.4 - 412.6"))],
+        "What was free cash flow in 2024?",
+        [CASH_FLOW, MDNA],
+    )
+    assert final.path == "pot" and final.value == pytest.approx(399.8)
+    assert engine.count(FORM) == 0
+    notes = [s.note for s in final.trace.steps if s.name == "answer form"]
+    assert notes[-1] == "computed: no table row states Free cash flow"
+
+
+def test_a_metric_a_table_row_states_is_still_decided_by_the_lm() -> None:
+    stated = CASH_FLOW.model_copy(
+        update={"text": CASH_FLOW.text + "\n| Free cash flow | 399.8 | 346.9 |"}
+    )
+    final, engine = run(
+        [(FORM, {"form": "looked_up"}), (QUOTE, {"quote": "399.8"})],
+        "What was free cash flow in 2024?",
+        [stated],
+    )
+    assert (final.path, final.answer) == ("quote", "399.8 million")
+    assert engine.count(FORM) == 1
+
+
 def test_guess_alone_follows_the_wording_even_when_unsure() -> None:
     final, engine = run(
         [(QUOTE, {"quote": "812.4"})],
