@@ -55,19 +55,24 @@ def formula_note(question: str, evidence: str = "") -> str | None:
 
 
 def definition_notes(question: str, evidence: str) -> list[str]:
-    """The formula of each :data:`DEFINITIONS` metric ``question`` names, unless the question
-    defines its metric itself or a table row of ``evidence`` is labelled with it."""
+    """The formula of each metric of :func:`unstated_metrics`, as a line ``name = formula.``"""
+    return [f"{name} = {formula}." for name, formula in unstated_metrics(question, evidence)]
+
+
+def unstated_metrics(question: str, evidence: str) -> list[tuple[str, str]]:
+    """``(name, formula)`` of each :data:`DEFINITIONS` metric ``question`` names, unless the
+    question defines its metric itself or a table row of ``evidence`` is labelled with it."""
     if _DEFINES.search(question):
         return []
     labels = " | ".join(row.label for row in table_rows(evidence))
-    unnamed, notes = question, []
+    unnamed, metrics = question, []
     for name, formula, pattern in _DEFINITION_PATTERNS:
         if not pattern.search(unnamed):
             continue
         unnamed = pattern.sub(" ", unnamed)
         if not pattern.search(labels):
-            notes.append(f"{name} = {formula}.")
-    return notes
+            metrics.append((name, formula))
+    return metrics
 
 
 def average_note(question: str) -> str | None:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import dspy
 
-from filingqa.checks.formulas import definition_notes
+from filingqa.checks.formulas import unstated_metrics
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.question_state import QuestionState
@@ -46,7 +46,7 @@ class AnswerFormDecision(dspy.Module):
     def forward(self, state: QuestionState) -> None:
         """The LM decides the form over the evidence when the guess is unsure; a failed
         decision keeps the guess. A question naming a metric that no table row of the
-        evidence states (:func:`~filingqa.checks.formulas.definition_notes`) is computed
+        evidence states (:func:`~filingqa.checks.formulas.unstated_metrics`) is computed
         without asking: a figure the evidence does not state cannot be quoted."""
         guess = guess_answer_form(state.question)
         if self.choice != "decide" or guess.confident:
@@ -54,9 +54,9 @@ class AnswerFormDecision(dspy.Module):
         passages = within_budget(
             state.evidence.passages(), state.question, state.evidence.capacity_chars
         )
-        unstated = definition_notes(state.question, render(passages))
+        unstated = unstated_metrics(state.question, render(passages))
         if unstated:
-            metric = unstated[0].split(" = ", 1)[0]
+            metric = unstated[0][0]
             state.trace.steps.append(
                 Step(name="answer form", note=f"computed: no table row states {metric}")
             )
