@@ -44,12 +44,13 @@ class AnswerFormDecision(dspy.Module):
         return with_form(route, guess.form, guess.asks, f"guess: {guess.reason}")
 
     def forward(self, state: QuestionState) -> None:
-        """The LM decides the form over the evidence when the guess is unsure; a failed
-        decision keeps the guess. A question naming a metric that no table row of the
-        evidence states (:func:`~filingqa.checks.formulas.unstated_metrics`) is computed
-        without asking: a figure the evidence does not state cannot be quoted."""
+        """Where the guess is unsure: a question naming a metric that no table row of the
+        evidence states (:func:`~filingqa.checks.formulas.unstated_metrics`) is computed,
+        without asking, since a figure the evidence does not state cannot be quoted; else,
+        with ``choice="decide"``, the LM decides the form over the evidence (a failed
+        decision keeps the guess)."""
         guess = guess_answer_form(state.question)
-        if self.choice != "decide" or guess.confident:
+        if self.choice == "off" or guess.confident:
             return
         passages = within_budget(
             state.evidence.passages(), state.question, state.evidence.capacity_chars
@@ -61,6 +62,8 @@ class AnswerFormDecision(dspy.Module):
                 Step(name="answer form", note=f"computed: no table row states {metric}")
             )
             state.route = with_form(state.route, "computed", guess.asks, f"{metric} unstated")
+            return
+        if self.choice != "decide":
             return
         decided = attempt(
             state.trace,

@@ -56,11 +56,13 @@ def test_an_unsure_guess_is_decided_by_the_lm_over_the_evidence() -> None:
     assert "[[ ## first_guess ## ]]\nlooked_up" in form_request
 
 
-def test_a_metric_no_table_row_states_is_computed_without_asking_the_lm() -> None:
+@pytest.mark.parametrize("forms", ["decide", "guess"])
+def test_a_metric_no_table_row_states_is_computed_without_asking_the_lm(forms: str) -> None:
     final, engine = run(
         [(FORM, {"form": "span"}), (WRITE, fenced("result = 812.4 - 412.6"))],
         "What was free cash flow in 2024?",
         [CASH_FLOW, MDNA],
+        forms,
     )
     assert final.path == "pot" and final.value == pytest.approx(399.8)
     assert engine.count(FORM) == 0
