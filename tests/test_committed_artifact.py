@@ -35,7 +35,12 @@ def test_the_default_artifact_is_the_compiled_local_backbone() -> None:
     assert manifest.model_file is not None
     assert manifest.model_file.sha256 == DEFAULT_LLM.file.sha256
     assert manifest.after.accuracy > manifest.before.accuracy
-    assert 1 <= len(qa.pot.write.demos) <= manifest.optimizer["max_demos"]
+    assert manifest.optimizer["optimizer"] == "structure"
+    assert manifest.selection.kept == "compiled"
+    (picked, *_) = manifest.structures  # rank order: the pick first
+    assert {**picked["structure"], "loop": None} == {**manifest.program_options, "loop": None}
+    assert qa.form.choice == manifest.program_options["answer_forms"]
+    assert qa.pot.samples == manifest.program_options["samples"]
     assert isinstance(qa.router, LightGBMRouter)
     assert isinstance(qa.reranker, Reranker)
 

@@ -10,10 +10,25 @@ from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
+from filingqa.router.rule import loop_router
 
 from ..kit.lm import marker_lm
 from ..kit.passages import CASH_FLOW, QUESTION, ListSearch
-from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, QUOTE, WRITE, chat, fenced, program_replies
+from ..kit.replies import (
+    ACCEPT,
+    AMBIGUITY,
+    CURATE,
+    DECOMPOSE,
+    HYDE,
+    NO_AMBIGUITY,
+    QUOTE,
+    REWRITE,
+    VERIFY,
+    WRITE,
+    chat,
+    fenced,
+    program_replies,
+)
 
 PROGRAM_REPLIES = program_replies()
 RECORD = QARecord(
@@ -145,37 +160,39 @@ class RerankableSearch(ListSearch):
         return self
 
 
-# The same question through the full loop: the decomposition after the ambiguity check, the
-# verdict after the program.
-FULL_LOOP_REPLIES = [
-    PROGRAM_REPLIES[0],
-    chat(steps=[{"question": "free cash flow 2024", "kind": "computation"}]),
-    *PROGRAM_REPLIES[1:],
-    chat(reasons=["inputs match the cash flow table"], missing="", verdict="ACCEPT"),
+# The same question by rule, whatever the artifact's structure asks (votes, loop, forms).
+COMPILED_RULES = [
+    (AMBIGUITY, NO_AMBIGUITY),
+    (REWRITE, {"company": "Acme", "period": "FY2024", "variants": ["operating cash flow"]}),
+    (HYDE, {"hypotheses": [{"query": "cash flow statement", "passage": "Operating cash flow"}]}),
+    (CURATE, {"keep": [1, 2], "answerable": True, "missing": "", "complementary_query": ""}),
+    (DECOMPOSE, {"steps": [{"question": "free cash flow 2024", "kind": "computation"}]}),
+    (WRITE, fenced("result = 812.4 - 412.6")),
+    (VERIFY, ACCEPT),
 ]
 
 
-def test_compiled_runs_the_artifacts_prompts_and_reranker_through_the_full_loop(
-    scripted_lm,
-) -> None:
+def test_compiled_runs_the_artifacts_structure_and_reranker() -> None:
     full = RerankableSearch()
-    lm = scripted_lm(FULL_LOOP_REPLIES)
+    lm = marker_lm(COMPILED_RULES)
     with dspy.context(lm=lm):
         answer = build_mode("compiled", corpus(full), ARTIFACT)(RECORD)
     assert answer.answer == "399.8 million" and answer.outcome == "answered"
     assert isinstance(full.reranker, Reranker)  # the artifact's, not the index default
+    qa = compiled(ARTIFACT, trained_router=False)
     route = next(step for step in answer.steps if step.name == "route")
-    assert "compiled, no router: full loop for every question" in route.note
-    assert [step.name for step in answer.steps if step.lm_calls][-1] == "verify 1"
-    write = len(FULL_LOOP_REPLIES) - 2
-    demo = compiled(ARTIFACT, trained_router=False).pot.write.demos[0]
-    assert demo["question"] in lm.engine.prompts[write]
-    assert not any(demo["question"] in lm.engine.prompts[i] for i in range(write))
+    assert qa.router(QUESTION).reason in route.note  # the structure's loop policy
+    options = qa.manifest.program_options
+    assert qa.pot.samples == options["samples"] and qa.form.choice == options["answer_forms"]
+    if options["answer_forms"] != "off":
+        assert "answer form" in [step.name for step in answer.steps]
 
 
 def test_compiled_and_compiled_with_router_differ_by_the_router_alone() -> None:
     unrouted = compiled(ARTIFACT, trained_router=False)
     trained = compiled(ARTIFACT, trained_router=True)
-    assert unrouted.router("What was revenue in 2024?").full_loop
+    assert unrouted.manifest.loop is not None  # a structure-search artifact
+    by_policy = loop_router(unrouted.manifest.loop)
+    assert unrouted.router("What was revenue in 2024?") == by_policy("What was revenue in 2024?")
     assert isinstance(trained.router, LightGBMRouter)
     assert unrouted.dump_state() == trained.dump_state()

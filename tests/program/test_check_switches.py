@@ -104,6 +104,7 @@ def test_the_switches_round_trip_through_a_compiled_artifact(tmp_path: Path) -> 
     qa = read_program(artifact)
     assert not qa.pot.check_signs and not qa.pot.check_cells
     assert not qa.reason.formula_notes
-    assert qa.pot.write.demos, "the compiled demos still load"
     default = read_program(ARTIFACT)
+    assert qa.pot.samples == default.pot.samples == manifest["program_options"]["samples"]
+    assert qa.dump_state() == default.dump_state(), "the compiled state still loads"
     assert default.pot.check_signs and default.pot.check_cells and default.reason.formula_notes
