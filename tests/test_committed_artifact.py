@@ -38,7 +38,9 @@ def test_the_default_artifact_is_the_compiled_local_backbone() -> None:
     assert manifest.optimizer["optimizer"] == "structure"
     assert manifest.selection.kept == "compiled"
     (picked, *_) = manifest.structures  # rank order: the pick first
-    assert {**picked["structure"], "loop": None} == {**manifest.program_options, "loop": None}
+    structure = dict(picked["structure"])
+    assert structure.pop("loop") == manifest.loop  # the loop policy is kept apart
+    assert structure == manifest.program_options
     assert qa.form.choice == manifest.program_options["answer_forms"]
     assert qa.pot.samples == manifest.program_options["samples"]
     assert isinstance(qa.router, LightGBMRouter)
