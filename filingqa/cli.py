@@ -295,9 +295,8 @@ def _add_compile(commands) -> None:
         "--budget",
         choices=BUDGETS,
         default="light",
-        help="optimizer effort and data sizes (default: light; a local light compile took 57 "
-        "min on 2 cores at 12 s per LM call; after the first stage the compile re-estimates "
-        "itself from the speed it measured)",
+        help="optimizer effort and data sizes (default: light); the estimate printed first "
+        "is at the speed timed on the first dev question, redone after the first stage",
     )
     for split, what in (
         ("train", "training questions"),
@@ -539,6 +538,7 @@ def _run_compile(args: argparse.Namespace) -> int:
     from filingqa.optimizers.compile import (
         CompileRequest,
         describe_plan,
+        measure_speed,
         plan_compile,
         run_compile,
     )
@@ -570,13 +570,16 @@ def _run_compile(args: argparse.Namespace) -> int:
     )
     data_dir = Path(args.data_dir) if args.data_dir else None
     plan = plan_compile(request, data_dir)
-    print(describe_plan(plan))
+    print(describe_plan(plan, with_estimate=args.dry_run))
     if args.dry_run:
         return 0
     lm = get_lm(args.lm, api_base=args.api_base)
     teacher = get_lm(args.teacher_lm) if args.teacher_lm else None
     judge = get_lm(args.judge_lm) if args.judge_lm else None
     try:
+        print("timing the backbone on the first dev question (stage 1's first answer)")
+        plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet)
+        print(f"budget estimate:\n{plan.estimate.describe()}", flush=True)
         manifest = run_compile(
             plan,
             lm=lm,

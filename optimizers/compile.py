@@ -62,7 +62,13 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode, program_mode
-from filingqa.optimizers.presets import BudgetEstimate, OptimizerSettings, Target, estimate
+from filingqa.optimizers.presets import (
+    CALL_SHAPE,
+    BudgetEstimate,
+    OptimizerSettings,
+    Target,
+    estimate,
+)
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
 from filingqa.optimizers.structure_search import (
@@ -79,7 +85,7 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.rerank import TRAINING_FILE
-from filingqa.router.rule import LoopPolicy, loop_router
+from filingqa.router.rule import LoopPolicy, loop_router, route_by_rule
 from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 
 SETTINGS_FILE = "compile.json"
@@ -163,14 +169,16 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         local=is_embedded(request.lm),
         reranker=None if request.skip_retriever else expected_cost(),
         calibration_is_dev=not request.calibration,
+        calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
     )
     return CompilePlan(
         request=request, train=train, dev=dev, calibration=calibration, estimate=cost
     )
 
 
-def describe_plan(plan: CompilePlan) -> str:
-    """The plan for a terminal: sizes, optimizer, and the budget estimate."""
+def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
+    """The plan for a terminal: sizes, optimizer, and (``with_estimate``) the budget
+    estimate."""
     s = plan.request.settings
     if s.optimizer == "structure":
         rungs = rung_sizes(len(plan.dev), s.first_rung or len(plan.dev), s.eta)
@@ -182,18 +190,73 @@ def describe_plan(plan: CompilePlan) -> str:
         )
     else:
         method = f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}"
-    return "\n".join(
-        [
-            f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
-            f"module, backbone {plan.request.lm}",
-            f"  train {len(plan.train)} ({', '.join(s.train) or 'none'}), dev {len(plan.dev)} "
-            f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
-            f"{method}; the compiled program is kept only if it beats the uncompiled one on "
-            f"dev (paired sign test p ≤ {s.max_p_value:g})",
-            "budget estimate:",
-            plan.estimate.describe(),
-        ]
-    )
+    lines = [
+        f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
+        f"module, backbone {plan.request.lm}",
+        f"  train {len(plan.train)} ({', '.join(s.train) or 'none'}), dev {len(plan.dev)} "
+        f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
+        f"{method}; the compiled program is kept only if it beats the uncompiled one on "
+        f"dev (paired sign test p ≤ {s.max_p_value:g})",
+    ]
+    if with_estimate:
+        lines += ["budget estimate:", plan.estimate.describe()]
+    return "\n".join(lines)
+
+
+def measure_speed(
+    plan: CompilePlan,
+    *,
+    lm: dspy.BaseLM,
+    judge_lm: dspy.BaseLM | None = None,
+    progress: bool = True,
+) -> CompilePlan:
+    """``plan`` with its estimate at ``lm``'s speed, timed on the first dev question's
+    uncompiled answer (stage 1's first row: written to its rows file, so it is not asked
+    again). Unchanged when that answer came from the cache.
+
+    Raises:
+        ValueError: the out dir holds a compile started with other settings.
+    """
+    _claim(plan.request.out_dir, plan.request)
+    s = plan.request.settings
+    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+        rows = _evaluate(
+            plan.dev[:1],
+            _mode(_student(s.target), s.target),
+            StrictJudge(lm=judge_lm),
+            plan.request.out_dir / "eval" / "before",
+            progress,
+        )
+    speed = call_seconds(rows)
+    if speed is None:
+        return plan
+    seconds, basis = speed
+    update = {"seconds_per_call": round(seconds, 2), "speed_basis": basis}
+    return plan.model_copy(update={"estimate": plan.estimate.model_copy(update=update)})
+
+
+def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
+    """The seconds of an average call of the compile at the speed ``rows`` ran, and how
+    it was found; None when the cache answered every call. Where the backbone reports its
+    prefill and generation times, an average call's tokens
+    (:data:`~filingqa.optimizers.presets.CALL_SHAPE`) at those speeds, so that a short or
+    long first question does not skew it; otherwise the rows' seconds per fresh call."""
+    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
+    if not fresh:
+        return None
+    prefill = sum(r.prefill_seconds or 0.0 for r in rows)
+    generation = sum(r.generation_seconds or 0.0 for r in rows)
+    evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
+    generated = sum(r.generated_tokens or 0 for r in rows)
+    if prefill and generation and evaluated and generated:
+        prefill_speed, generation_speed = evaluated / prefill, generated / generation
+        return (
+            CALL_SHAPE.seconds(prefill_speed, generation_speed),
+            f"measured: {prefill_speed:.0f} prompt and {generation_speed:.0f} generated "
+            "tokens/s on the first dev question",
+        )
+    seconds = sum(r.seconds for r in rows) / fresh
+    return seconds, "measured on the first dev question"
 
 
 def run_compile(

@@ -9,11 +9,10 @@ For the prompt optimizers, a small local model gets few bootstrapped demos (each
 repeats a whole evidence block in the prompt, so every demo slows each call), no raw
 labelled demos, few candidates, small train/dev draws and one thread; its dev draw mixes
 TAT-QA with FinQA's 10-K questions, so the demos chosen are not ones that only suit TAT-QA's
-question style; the default (``bootstrap-rs``, ``light``) compiled the PoT module in 57
-minutes on 2 CPU cores at :data:`LOCAL_SECONDS_PER_CALL` (the same machine has since run at
-up to three times that per call; the compile re-estimates itself from the speed of its first
-stage). A hosted model gets more demos, candidates, questions and threads, and compiles the
-whole program.
+question style. A hosted model gets more demos, candidates, questions and threads, and
+compiles the whole program. The estimate counts LM calls at an assumed speed until the
+compile has timed its first dev answer (:func:`~filingqa.optimizers.compile.measure_speed`),
+and again after its first stage.
 """
 
 from __future__ import annotations
@@ -37,22 +36,50 @@ Budget = Literal["light", "medium", "heavy"]
 OPTIMIZERS: tuple[OptimizerName, ...] = ("structure", "bootstrap-rs", "mipro", "gepa", "simba")
 BUDGETS: tuple[Budget, ...] = ("light", "medium", "heavy")
 
-LOCAL_SECONDS_PER_CALL: dict[Target, float] = {"pot": 12.0, "program": 19.0}
-"""Measured on 2 CPU cores with the embedded 1.5B model: one PoT call (TAT-QA, zero-shot),
-and one call of the whole program over TAT-QA gold context (its calls are longer: the
-verifier and answer-form requests, JSON replies)."""
+LOCAL_SECONDS_PER_CALL: dict[Target, float] = {"pot": 12.0, "program": 12.6}
+"""Assumed until the compile measures its backbone (a dry run): measured on 2 CPU cores
+with the embedded 1.5B model, one PoT call (TAT-QA, zero-shot) and one call of the whole
+program in the committed artifact's compile (README, "Structure search")."""
 API_SECONDS_PER_CALL = 4.0
-"""A guess for a hosted model (no measurement): latency per call, before threading."""
+"""A guess for a hosted model until its first dev answer is timed: latency per call,
+before threading."""
 DEMO_SLOWDOWN = 0.45
 """Extra time per demo in the prompt, as a share of a zero-shot call (a demo repeats an
 evidence block about as long as the question's own)."""
-CALLS_PER_QUESTION: dict[str, float] = {"pot": 1.15, "program": 1.8, "full": 5.0}
-"""LM calls per question: PoT (1.04 measured, plus repairs), the uncompiled program over
-gold context (1.79 measured on 24 TAT-QA dev questions of every answer type: the ambiguity
-check where the wording has a cue, the loop where the rule sends the question), and the
-full loop without the ambiguity check (measured: 200 calls
-on 40 TAT-QA and FinQA dev questions with the compiled PoT — the small verifier rejects
-often, so many questions take all three rounds of program and verdict)."""
+CALLS_PER_QUESTION: dict[Target, float] = {"pot": 1.15, "program": 1.8}
+"""LM calls per question: PoT (one, plus repairs) and the uncompiled program over gold
+context (the ambiguity check where the wording has a cue, the loop where the rule sends
+the question)."""
+LOOP_CALLS = 1.2
+"""The verify-revise loop's calls after a question's single pass: a verdict, and a
+revision and a verdict more where the verifier rejects."""
+
+
+class CallShape(BaseModel):
+    """An average LM call of the compile: the prompt tokens the engine evaluates (the
+    rest come from its KV prefix), the tokens it generates, and the share of time spent
+    outside both (sandbox, judge, parsing)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    evaluated_tokens: float
+    generated_tokens: float
+    overhead: float
+
+    def seconds(
+        self, prefill_tokens_per_second: float, generated_tokens_per_second: float
+    ) -> float:
+        """The call's seconds on a backbone with these speeds."""
+        model = (
+            self.evaluated_tokens / prefill_tokens_per_second
+            + self.generated_tokens / generated_tokens_per_second
+        )
+        return model * (1 + self.overhead)
+
+
+CALL_SHAPE = CallShape(evaluated_tokens=546, generated_tokens=105, overhead=0.10)
+"""Measured in the committed artifact's compile, stage 1 (README, "Compiling"); the PoT
+target is costed with it too."""
 
 _SCALE: dict[Budget, int] = {"light": 1, "medium": 2, "heavy": 4}
 
@@ -163,8 +190,8 @@ class BudgetEstimate(BaseModel):
     demos: float = 0.0
     demo_slowdown: float = DEMO_SLOWDOWN
     seconds_per_call: float
+    speed_basis: str
     threads: int
-    measured: bool
 
     @property
     def call_equivalents(self) -> float:
@@ -189,10 +216,10 @@ class BudgetEstimate(BaseModel):
             f"  {stage:<22}≈ {cost.minutes:>5.1f} min, no LM ({cost.basis})"
             for stage, cost in self.other.items()
         ]
-        basis = "measured local speed" if self.measured else "a guessed hosted latency"
         lines.append(
             f"  total ≈ {self.total_calls} LM calls, ≈ {self.minutes:.0f} min "
-            f"(at {self.seconds_per_call:g} s per call, {basis}, {self.threads} thread(s); "
+            f"(at {self.seconds_per_call:.3g} s per call, {self.speed_basis}, "
+            f"{self.threads} thread(s); "
             "calls answered from the cache cost nothing)"
         )
         return "\n".join(lines)
@@ -229,16 +256,22 @@ def _optimizer_calls(
 
 
 def search_answers(s: OptimizerSettings, dev: int) -> float:
-    """The structure search's answers in fresh answers of the start: every candidate at
-    every rung, the best ``1/eta`` going on (each costing the candidates' mean), weighted
-    by :func:`~filingqa.optimizers.structure_search.fresh_cost`."""
+    """The structure search's answers in fresh answers of the start (each candidate's
+    weighted by :func:`~filingqa.optimizers.structure_search.fresh_cost`): every candidate
+    at the first rung, the best ``1/eta`` at each later one. Which survive is known only
+    once they are scored, and the options that cost more are those meant to buy accuracy,
+    so a survivor is costed halfway between the candidates' mean and the costliest
+    survivors'; the best changes combined cost as much as the costliest single change."""
     start = Structure()
     found = candidates(start, LOCAL_SPACE, worked_examples=bool(s.pool))
-    costs = [1.0, *(fresh_cost(c, start) for c in found)]  # 1.0: the best changes combined
+    singles = [fresh_cost(c, start) for c in found]
+    costs = sorted([max(singles, default=1.0), *singles], reverse=True)
     mean = sum(costs) / len(costs)
     answered, previous, alive = 0.0, 0, len(costs)
     for rung, size in enumerate(rung_sizes(dev, s.first_rung or dev, s.eta)):
-        answered += (sum(costs) if rung == 0 else alive * mean) * (size - previous)
+        costliest = sum(costs[:alive]) / alive
+        each = sum(costs) if rung == 0 else alive * (mean + costliest) / 2
+        answered += each * (size - previous)
         alive, previous = max(1, math.ceil(alive / s.eta)), size
     return answered
 
@@ -252,19 +285,21 @@ def estimate(
     local: bool,
     reranker: StageCost | None = None,
     calibration_is_dev: bool = False,
+    calibration_looped: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
-    ``reranker`` training (None: skipped). When the calibration questions are the dev draw,
-    their single-pass runs repeat the dev score's calls, which the cache answers."""
+    ``reranker`` training (None: skipped), at the assumed speed. When the calibration
+    questions are the dev draw, the kept module's dev answers hold their single passes,
+    which the cache answers; a kept program's (``target`` program) hold the full loops too
+    of the ``calibration_looped`` questions its keyword rule sent through the loop."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
-    # the single pass of the kept structure repeats the dev score only for the prompt
-    # optimizers; the full loop's first pass repeats the single pass's requests
-    cached = calibration_is_dev and settings.optimizer != "structure"
-    single = 0.0 if cached else CALLS_PER_QUESTION["pot"]
-    loop = CALLS_PER_QUESTION["full"] - CALLS_PER_QUESTION["pot"]
-    stages["router labels"] = calibration * (single + loop)
+    # the full loop's first pass repeats the single pass's requests
+    single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
+    ran_loops = calibration_is_dev and settings.target == "program"
+    looped = min(calibration_looped, calibration) if ran_loops else 0
+    stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
@@ -272,6 +307,6 @@ def estimate(
         slowed_calls=sum(calls for stage, calls in stages.items() if stage in slowed),
         demos=demos,
         seconds_per_call=LOCAL_SECONDS_PER_CALL[settings.target] if local else API_SECONDS_PER_CALL,
+        speed_basis=f"{'assumed' if local else 'guessed'}; a run times its backbone first",
         threads=1 if local else settings.threads,
-        measured=local,
     )

@@ -104,34 +104,39 @@ LOCAL_SPACE: SearchSpace = {
 
 FRESH_SHARE: dict[str, float] = {
     "samples": 1.0,
-    "loop": 1.0,
-    "examples_per_question": 1.0,
-    "answer_forms": 0.5,
-    "evidence_chars": 0.3,
-    "sign_check": 0.15,
-    "cell_check": 0.15,
-    "formula_notes": 0.5,
-    "detect_ambiguity": 0.1,
+    "loop": 0.5,
+    "examples_per_question": 0.4,
+    "answer_forms": 0.1,
+    "evidence_chars": 0.1,
+    "sign_check": 0.05,
+    "cell_check": 0.05,
+    "formula_notes": 0.1,
+    "detect_ambiguity": 0.05,
 }
-"""For an option changed from the start, about what share of a candidate's LM calls are
-new: the rest are the start's requests again, answered from DSPy's cache (a check switched
-off changes only the questions it would have sent back for revision, a smaller evidence
-budget only the questions whose evidence exceeds it)."""
-CALLS_THAN_START: dict[str, float] = {"samples": 0.5, "loop": 1.0}
-"""Per unit of these options' change, the extra calls a candidate makes (``samples`` per
-extra sample: drawn in one batch but longer; ``loop`` always: about twice the start's)."""
+"""For an option changed from the start, about the time of a candidate's answer in the
+time of a start's answer, for the part not answered from DSPy's cache (the requests it
+shares with the start) or from the engine's KV prefix (the evidence block it shares).
+A check switched off changes only the questions it would have sent back for revision, a
+smaller evidence budget only the questions whose evidence exceeds it; worked examples sit
+after the evidence, so the evidence's prefill is reused; ``loop`` is the ``always`` policy,
+whose first passes are the start's (``never`` costs nothing: its single passes are the
+start's first passes). Fitted on the local compile's search rows (README, "Structure
+search")."""
+EXTRA_SAMPLE_SHARE = 0.15
+"""Per sample beyond the start's, the extra time of an answer: the samples are decoded in
+one batch over one prefill, so only their generation adds."""
 
 
 def fresh_cost(structure: Structure, start: Structure) -> float:
-    """A rough cost of one of ``structure``'s answers in fresh answers of the start, for
+    """A rough time of one of ``structure``'s answers in fresh answers of the start, for
     the up-front estimate (the compile re-estimates itself once it has measured)."""
     changed = changes(structure, start) & FRESH_SHARE.keys()
+    if structure.loop == "never":
+        changed.discard("loop")
     if not changed:
         return 0.0  # the start's answers are the dev score before
     share = max(FRESH_SHARE[name] for name in changed)
-    extra = CALLS_THAN_START["samples"] * max(0, structure.samples - start.samples)
-    if structure.loop == "always" and start.loop != "always":
-        extra += CALLS_THAN_START["loop"]
+    extra = EXTRA_SAMPLE_SHARE * max(0, structure.samples - start.samples)
     return share * (1.0 + extra)
 
 

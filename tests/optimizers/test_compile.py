@@ -9,8 +9,16 @@ from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.optimizers.compile import _measured_speed, _model_file, optimize, plan_compile
-from filingqa.optimizers.presets import estimate, preset
+from filingqa.optimizers.compile import (
+    _measured_speed,
+    _model_file,
+    call_seconds,
+    measure_speed,
+    optimize,
+    plan_compile,
+    run_compile,
+)
+from filingqa.optimizers.presets import CALL_SHAPE, estimate, preset
 from filingqa.program.pot import ProgramOfThought
 
 from ..kit.data import judged_row
@@ -196,12 +204,22 @@ def test_default_local_preset_fits_two_hours() -> None:
     assert settings.dev == ["tatqa:dev:20", "finqa:dev_sample200:20"]  # not TAT-QA alone
     cost = estimate(settings, train=24, dev=40, calibration=40, local=True, calibration_is_dev=True)
     apart = estimate(settings, train=24, dev=40, calibration=40, local=True)
-    # the full loop past its first pass; the single pass (and that first pass) are cached
-    assert cost.calls["router labels"] == 154
-    assert apart.calls["router labels"] == 200
+    # the loop past the single pass (1.2 calls); the single pass (1.15) is cached from dev
+    assert cost.calls["router labels"] == 48
+    assert apart.calls["router labels"] == 94
+    rule_looped = estimate(
+        settings,
+        train=24,
+        dev=40,
+        calibration=40,
+        local=True,
+        calibration_is_dev=True,
+        calibration_looped=20,
+    )
+    assert rule_looped.calls == cost.calls  # the PoT module's dev answers ran no loop
     assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
     assert 60 < cost.minutes < 120
-    assert "LM calls" in cost.describe() and "12 s per call" in cost.describe()
+    assert "LM calls" in cost.describe() and "12 s per call, assumed" in cost.describe()
 
 
 def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:
@@ -268,3 +286,59 @@ def test_the_re_estimate_measures_a_demos_cost_from_the_prefill_speed() -> None:
     unmeasured = [judged_row(id="q0", lm_calls=2, seconds=20.0)]
     assert "a demo ≈" not in _measured_speed(unmeasured, planned)
     assert _measured_speed([judged_row(id="q0", cached_calls=1)], planned) == ""
+
+
+def test_a_calls_seconds_are_its_average_tokens_at_the_first_questions_speeds() -> None:
+    timed = judged_row(
+        lm_calls=2,
+        seconds=9.0,
+        prompt_tokens_evaluated=800,
+        generated_tokens=150,
+        prefill_seconds=8.0,
+        generation_seconds=6.0,
+    )
+    seconds, basis = call_seconds([timed]) or (0.0, "")
+    # 100 prompt and 25 generated tokens/s, whatever the first question's own length
+    assert seconds == pytest.approx(CALL_SHAPE.seconds(100.0, 25.0))
+    assert basis.startswith("measured: 100 prompt and 25 generated tokens/s")
+    untimed = judged_row(lm_calls=4, cached_calls=1, seconds=9.0)
+    assert call_seconds([untimed]) == (3.0, "measured on the first dev question")
+    assert call_seconds([judged_row(cached_calls=1)]) is None
+
+
+def test_the_estimate_is_timed_on_stage_ones_first_answer(data_dir: Path, tmp_path: Path) -> None:
+    plan = plan_compile(small_request(tmp_path / "timed"), data_dir)
+    lm = rule_lm()
+    timed = measure_speed(plan, lm=lm, progress=False)
+    rows_file = tmp_path / "timed" / "eval" / "before.jsonl"
+    (first,) = read_rows(rows_file)
+    assert first.id == plan.dev[0].id and lm.engine.calls == first.lm_calls
+    assert timed.estimate.seconds_per_call == round(first.seconds / first.lm_calls, 2)
+    assert timed.estimate.speed_basis == "measured on the first dev question"
+    assert timed.estimate.calls == plan.estimate.calls
+    said: list[str] = []
+    run_compile(timed, lm=lm, data_dir=data_dir, progress=False, say=said.append)
+    assert read_rows(rows_file)[0] == first  # stage 1 resumed after it
+    assert len(read_rows(rows_file)) == len(plan.dev)
+    assert read_manifest(tmp_path / "timed").estimate["seconds_per_call"] == (
+        timed.estimate.seconds_per_call
+    )
+
+
+def test_cli_prints_the_estimate_at_the_speed_it_timed(
+    data_dir: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setattr("filingqa.lm.backbone.get_lm", lambda *args, **kwargs: rule_lm())
+    split = ["--train", f"tatqa:{SPLIT}:6", "--dev", f"tatqa:{SPLIT}:8"]
+    args = ["compile", "--out", str(tmp_path / "cli"), "--optimizer", "bootstrap-rs", *split]
+    code = main([*args, "--data-dir", str(data_dir), "--skip-retriever", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    plan, timing, estimate_line = (
+        out.index("compile cli:"),
+        out.index("timing"),
+        out.index("budget estimate:"),
+    )
+    assert plan < timing < estimate_line < out.index("1/6 dev score before compiling")
+    assert "measured on the first dev question, 1 thread(s)" in out
+    assert "assumed; a run times its backbone first" not in out

@@ -20,7 +20,7 @@ from filingqa.optimizers.compile import (
     plan_compile,
     run_compile,
 )
-from filingqa.optimizers.presets import default_optimizer, preset, search_answers
+from filingqa.optimizers.presets import default_optimizer, estimate, preset, search_answers
 from filingqa.router.rule import route_by_rule
 
 from ..retrieval.filings import fake_embedder
@@ -202,3 +202,24 @@ def test_cli_refuses_a_structure_search_of_the_pot_module(tmp_path: Path, capsys
         "filingqa: error: the structure search chooses the whole program's options: "
         "--target program\n"
     )
+
+
+def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
+    settings = preset("structure", "light", local=True)
+    apart = estimate(settings, train=0, dev=40, calibration=12, local=True)
+    from_dev = estimate(
+        settings, train=0, dev=40, calibration=12, local=True, calibration_is_dev=True
+    )
+    looped = estimate(
+        settings,
+        train=0,
+        dev=40,
+        calibration=12,
+        local=True,
+        calibration_is_dev=True,
+        calibration_looped=10,
+    )
+    # single pass 1.15 and loop 1.2 calls a question; the dev draw's are the cache's
+    assert apart.calls["router labels"] == 29
+    assert from_dev.calls["router labels"] == 15
+    assert looped.calls["router labels"] == 3
