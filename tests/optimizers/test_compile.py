@@ -1,5 +1,6 @@
 import hashlib
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -202,20 +203,12 @@ def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
 def test_default_local_preset_fits_two_hours() -> None:
     settings = preset("bootstrap-rs", "light", local=True)
     assert settings.dev == ["tatqa:dev:20", "finqa:dev_sample200:20"]  # not TAT-QA alone
-    cost = estimate(settings, train=24, dev=40, calibration=40, local=True, calibration_is_dev=True)
-    apart = estimate(settings, train=24, dev=40, calibration=40, local=True)
+    sized = partial(estimate, settings, train=24, dev=40, calibration=40, local=True)
+    cost, apart = sized(calibration_is_dev=True), sized()
     # the loop past the single pass (1.2 calls); the single pass (1.15) is cached from dev
     assert cost.calls["router labels"] == 48
     assert apart.calls["router labels"] == 94
-    rule_looped = estimate(
-        settings,
-        train=24,
-        dev=40,
-        calibration=40,
-        local=True,
-        calibration_is_dev=True,
-        calibration_looped=20,
-    )
+    rule_looped = sized(calibration_is_dev=True, calibration_looped=20)
     assert rule_looped.calls == cost.calls  # the PoT module's dev answers ran no loop
     assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
     assert 60 < cost.minutes < 120

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import dspy
@@ -206,19 +207,9 @@ def test_cli_refuses_a_structure_search_of_the_pot_module(tmp_path: Path, capsys
 
 def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
     settings = preset("structure", "light", local=True)
-    apart = estimate(settings, train=0, dev=40, calibration=12, local=True)
-    from_dev = estimate(
-        settings, train=0, dev=40, calibration=12, local=True, calibration_is_dev=True
-    )
-    looped = estimate(
-        settings,
-        train=0,
-        dev=40,
-        calibration=12,
-        local=True,
-        calibration_is_dev=True,
-        calibration_looped=10,
-    )
+    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
+    apart, from_dev = sized(), sized(calibration_is_dev=True)
+    looped = sized(calibration_is_dev=True, calibration_looped=10)
     # single pass 1.15 and loop 1.2 calls a question; the dev draw's are the cache's
     assert apart.calls["router labels"] == 29
     assert from_dev.calls["router labels"] == 15
