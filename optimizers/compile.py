@@ -60,15 +60,10 @@ from filingqa.lm.backbone import adapter_for, is_embedded, is_local
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers import compile_data
+from filingqa.optimizers.budget import BudgetEstimate, call_seconds, estimate, re_estimate
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode, program_mode
-from filingqa.optimizers.presets import (
-    CALL_SHAPE,
-    BudgetEstimate,
-    OptimizerSettings,
-    Target,
-    estimate,
-)
+from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
 from filingqa.optimizers.structure_search import (
@@ -235,30 +230,6 @@ def measure_speed(
     return plan.model_copy(update={"estimate": plan.estimate.model_copy(update=update)})
 
 
-def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
-    """The seconds of an average call of the compile at the speed ``rows`` ran, and how
-    it was found; None when the cache answered every call. Where the backbone reports its
-    prefill and generation times, an average call's tokens
-    (:data:`~filingqa.optimizers.presets.CALL_SHAPE`) at those speeds, so that a short or
-    long first question does not skew it; otherwise the rows' seconds per fresh call."""
-    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
-    if not fresh:
-        return None
-    prefill = sum(r.prefill_seconds or 0.0 for r in rows)
-    generation = sum(r.generation_seconds or 0.0 for r in rows)
-    evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
-    generated = sum(r.generated_tokens or 0 for r in rows)
-    if prefill and generation and evaluated and generated:
-        prefill_speed, generation_speed = evaluated / prefill, generated / generation
-        return (
-            CALL_SHAPE.seconds(prefill_speed, generation_speed),
-            f"measured: {prefill_speed:.0f} prompt and {generation_speed:.0f} generated "
-            "tokens/s on the first dev question",
-        )
-    seconds = sum(r.seconds for r in rows) / fresh
-    return seconds, "measured on the first dev question"
-
-
 def run_compile(
     plan: CompilePlan,
     *,
@@ -285,7 +256,7 @@ def run_compile(
         say("1/6 dev score before compiling")
         before_mode = _mode(_student(s.target), s.target)
         before = _evaluate(plan.dev, before_mode, judge, out / "eval" / "before", progress)
-        say(f"    {_accuracy(before)}{_measured_speed(before, plan.estimate)}")
+        say(f"    {_accuracy(before)}{re_estimate(before, plan.estimate)}")
         say(f"2/6 optimizing with {s.optimizer}")
         if s.optimizer == "structure":
             pool = _pool(plan, data_dir, embedder, progress, say)
@@ -424,35 +395,6 @@ def _evaluate(
 
 def _accuracy(rows: list[Row]) -> str:
     return f"dev accuracy {sum(r.score for r in rows) / len(rows):.1%} on {len(rows)} questions"
-
-
-def _measured_speed(rows: list[Row], planned: BudgetEstimate) -> str:
-    """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
-    when every call was answered from the cache. When the backbone reports its prefill
-    time, a demo's cost is measured too: its tokens (about one request's prompt) at the
-    seconds per prompt token the model evaluated."""
-    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
-    if not fresh:
-        return ""
-    speed = sum(r.seconds for r in rows) / fresh
-    update: dict[str, float] = {"seconds_per_call": speed}
-    measured = ""
-    prefill = sum(r.prefill_seconds or 0.0 for r in rows)
-    evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
-    sent = sum(r.prompt_tokens or 0 for r in rows)
-    if prefill and evaluated and sent:
-        per_token = prefill / evaluated
-        update["demo_slowdown"] = per_token * sent / fresh / speed
-        measured = (
-            f", {sent / fresh:,.0f} prompt tokens sent and {evaluated / fresh:,.0f} evaluated "
-            f"per call at {1 / per_token:.0f} tokens/s: a demo ≈ +{update['demo_slowdown']:.0%}"
-        )
-    redone = planned.model_copy(update=update)
-    return (
-        f"; {speed:.1f} s per LM call here{measured} (the estimate assumed "
-        f"{planned.seconds_per_call:g} s, a demo +{planned.demo_slowdown:.0%}): "
-        f"the whole compile ≈ {redone.minutes:.0f} min at this speed"
-    )
 
 
 def _scores(rows: list[Row]) -> Scores:

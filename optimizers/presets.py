@@ -1,4 +1,4 @@
-"""Optimizer settings per backbone kind and budget, and the up-front cost estimate.
+"""Optimizer settings per backbone kind and budget.
 
 The default for a local backbone is the structure search
 (:mod:`~filingqa.optimizers.structure_search`): it chooses the program's options and
@@ -10,76 +10,20 @@ repeats a whole evidence block in the prompt, so every demo slows each call), no
 labelled demos, few candidates, small train/dev draws and one thread; its dev draw mixes
 TAT-QA with FinQA's 10-K questions, so the demos chosen are not ones that only suit TAT-QA's
 question style. A hosted model gets more demos, candidates, questions and threads, and
-compiles the whole program. The estimate counts LM calls at an assumed speed until the
-compile has timed its first dev answer (:func:`~filingqa.optimizers.compile.measure_speed`),
-and again after its first stage.
+compiles the whole program. What a compile costs: :mod:`~filingqa.optimizers.budget`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from filingqa.optimizers.structure_search import (
-    LOCAL_SPACE,
-    Structure,
-    candidates,
-    fresh_cost,
-    rung_sizes,
-)
 
 Target = Literal["pot", "program"]
 OptimizerName = Literal["structure", "bootstrap-rs", "mipro", "gepa", "simba"]
 Budget = Literal["light", "medium", "heavy"]
 OPTIMIZERS: tuple[OptimizerName, ...] = ("structure", "bootstrap-rs", "mipro", "gepa", "simba")
 BUDGETS: tuple[Budget, ...] = ("light", "medium", "heavy")
-
-LOCAL_SECONDS_PER_CALL: dict[Target, float] = {"pot": 12.0, "program": 12.6}
-"""Assumed until the compile measures its backbone (a dry run): measured on 2 CPU cores
-with the embedded 1.5B model, one PoT call (TAT-QA, zero-shot) and one call of the whole
-program in the committed artifact's compile (README, "Structure search")."""
-API_SECONDS_PER_CALL = 4.0
-"""A guess for a hosted model until its first dev answer is timed: latency per call,
-before threading."""
-DEMO_SLOWDOWN = 0.45
-"""Extra time per demo in the prompt, as a share of a zero-shot call (a demo repeats an
-evidence block about as long as the question's own)."""
-CALLS_PER_QUESTION: dict[Target, float] = {"pot": 1.15, "program": 1.8}
-"""LM calls per question: PoT (one, plus repairs) and the uncompiled program over gold
-context (the ambiguity check where the wording has a cue, the loop where the rule sends
-the question)."""
-LOOP_CALLS = 1.2
-"""The verify-revise loop's calls after a question's single pass: a verdict, and a
-revision and a verdict more where the verifier rejects."""
-
-
-class CallShape(BaseModel):
-    """An average LM call of the compile: the prompt tokens the engine evaluates (the
-    rest come from its KV prefix), the tokens it generates, and the share of time spent
-    outside both (sandbox, judge, parsing)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    evaluated_tokens: float
-    generated_tokens: float
-    overhead: float
-
-    def seconds(
-        self, prefill_tokens_per_second: float, generated_tokens_per_second: float
-    ) -> float:
-        """The call's seconds on a backbone with these speeds."""
-        model = (
-            self.evaluated_tokens / prefill_tokens_per_second
-            + self.generated_tokens / generated_tokens_per_second
-        )
-        return model * (1 + self.overhead)
-
-
-CALL_SHAPE = CallShape(evaluated_tokens=546, generated_tokens=105, overhead=0.10)
-"""Measured in the committed artifact's compile, stage 1 (README, "Compiling"); the PoT
-target is costed with it too."""
 
 _SCALE: dict[Budget, int] = {"light": 1, "medium": 2, "heavy": 4}
 
@@ -168,145 +112,4 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
     }[optimizer]
     return OptimizerSettings(
         optimizer=optimizer, budget=budget, train=train, dev=dev, **sizes, **per_optimizer
-    )
-
-
-class StageCost(BaseModel):
-    """A stage that makes no LM call: its minutes and how they were reckoned."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    minutes: float
-    basis: str
-
-
-class BudgetEstimate(BaseModel):
-    """Approximate LM calls per stage and the wall time they take; ``slowed_calls`` carry
-    ``demos`` demos each, each demo adding ``demo_slowdown`` of a zero-shot call."""
-
-    calls: dict[str, int]
-    other: dict[str, StageCost] = {}
-    slowed_calls: float = 0.0
-    demos: float = 0.0
-    demo_slowdown: float = DEMO_SLOWDOWN
-    seconds_per_call: float
-    speed_basis: str
-    threads: int
-
-    @property
-    def call_equivalents(self) -> float:
-        """The calls in zero-shot calls' time: demo-carrying calls count for more."""
-        return sum(self.calls.values()) + self.slowed_calls * self.demos * self.demo_slowdown
-
-    @property
-    def total_calls(self) -> int:
-        """All stages' LM calls."""
-        return sum(self.calls.values())
-
-    @property
-    def minutes(self) -> float:
-        """Estimated wall time, demos' slowdown and threads included."""
-        lm_minutes = self.call_equivalents * self.seconds_per_call / self.threads / 60
-        return lm_minutes + sum(cost.minutes for cost in self.other.values())
-
-    def describe(self) -> str:
-        """One line per stage, then the total."""
-        lines = [f"  {stage:<22}≈ {calls:>5} LM calls" for stage, calls in self.calls.items()]
-        lines += [
-            f"  {stage:<22}≈ {cost.minutes:>5.1f} min, no LM ({cost.basis})"
-            for stage, cost in self.other.items()
-        ]
-        lines.append(
-            f"  total ≈ {self.total_calls} LM calls, ≈ {self.minutes:.0f} min "
-            f"(at {self.seconds_per_call:.3g} s per call, {self.speed_basis}, "
-            f"{self.threads} thread(s); "
-            "calls answered from the cache cost nothing)"
-        )
-        return "\n".join(lines)
-
-
-def _optimizer_calls(
-    s: OptimizerSettings, train: int, dev: int, per_question: float
-) -> tuple[dict[str, float], float]:
-    """LM calls per optimizer stage and the average demos in their prompts."""
-    demos = (1 + s.max_demos) / 2
-    if s.optimizer == "structure":
-        return {"structure search": search_answers(s, dev) * per_question}, 0.0
-    if s.optimizer == "bootstrap-rs":
-        # zero-shot and labels-only (no raw demos) repeat the before-score calls: cached
-        return {
-            "bootstrap traces": train * per_question,
-            "candidate evaluation": (s.candidates + 1) * dev * per_question,
-        }, demos
-    if s.optimizer == "mipro":
-        fulls = (s.trials + 1) // 5 + 1 + (1 if s.trials < 5 else 0)
-        return {
-            "proposals + traces": 5 * s.candidates + 3 * s.candidates + 10,
-            "trials": (s.trials * min(s.minibatch_size, dev) + fulls * dev) * per_question,
-        }, demos
-    if s.optimizer == "gepa":
-        return {
-            "rollouts": s.max_metric_calls * per_question,
-            "reflection": s.max_metric_calls / 3,
-        }, 0.0
-    return {
-        "rollouts + candidates": 2 * s.simba_steps * s.simba_batch * s.candidates * per_question,
-        "rules": s.simba_steps * s.candidates,
-    }, demos
-
-
-def search_answers(s: OptimizerSettings, dev: int) -> float:
-    """The structure search's answers in fresh answers of the start (each candidate's
-    weighted by :func:`~filingqa.optimizers.structure_search.fresh_cost`): every candidate
-    at the first rung, the best ``1/eta`` at each later one. Which survive is known only
-    once they are scored, and the options that cost more are those meant to buy accuracy,
-    so a survivor is costed halfway between the candidates' mean and the costliest
-    survivors'; the best changes combined cost as much as the costliest single change."""
-    start = Structure()
-    found = candidates(start, LOCAL_SPACE, worked_examples=bool(s.pool))
-    singles = [fresh_cost(c, start) for c in found]
-    costs = sorted([max(singles, default=1.0), *singles], reverse=True)
-    mean = sum(costs) / len(costs)
-    answered, previous, alive = 0.0, 0, len(costs)
-    for rung, size in enumerate(rung_sizes(dev, s.first_rung or dev, s.eta)):
-        costliest = sum(costs[:alive]) / alive
-        each = sum(costs) if rung == 0 else alive * (mean + costliest) / 2
-        answered += each * (size - previous)
-        alive, previous = max(1, math.ceil(alive / s.eta)), size
-    return answered
-
-
-def estimate(
-    settings: OptimizerSettings,
-    *,
-    train: int,
-    dev: int,
-    calibration: int,
-    local: bool,
-    reranker: StageCost | None = None,
-    calibration_is_dev: bool = False,
-    calibration_looped: int = 0,
-) -> BudgetEstimate:
-    """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
-    ``reranker`` training (None: skipped), at the assumed speed. When the calibration
-    questions are the dev draw, the kept module's dev answers hold their single passes,
-    which the cache answers; a kept program's (``target`` program) hold the full loops too
-    of the ``calibration_looped`` questions its keyword rule sent through the loop."""
-    per_question = CALLS_PER_QUESTION[settings.target]
-    optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
-    stages = {"dev score before": dev * per_question, **optimizing}
-    # the full loop's first pass repeats the single pass's requests
-    single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
-    ran_loops = calibration_is_dev and settings.target == "program"
-    looped = min(calibration_looped, calibration) if ran_loops else 0
-    stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
-    slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
-    return BudgetEstimate(
-        calls={stage: math.ceil(calls) for stage, calls in stages.items()},
-        other={"reranker training": reranker} if reranker else {},
-        slowed_calls=sum(calls for stage, calls in stages.items() if stage in slowed),
-        demos=demos,
-        seconds_per_call=LOCAL_SECONDS_PER_CALL[settings.target] if local else API_SECONDS_PER_CALL,
-        speed_basis=f"{'assumed' if local else 'guessed'}; a run times its backbone first",
-        threads=1 if local else settings.threads,
     )

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.datasets.registry import split_hashes
-from filingqa.optimizers.presets import StageCost
+from filingqa.optimizers.budget import StageCost
 from filingqa.optimizers.reranker_cv import FoldScores, cross_validate
 from filingqa.optimizers.reranker_fit import TrainParams, feature_gains, fit
 from filingqa.optimizers.reranker_groups import SplitRun, training_groups

@@ -1,6 +1,5 @@
 import hashlib
 import json
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,15 @@ from filingqa.evaluation.runner import read_rows
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
 from filingqa.optimizers.compile import (
-    _measured_speed,
     _model_file,
-    call_seconds,
     measure_speed,
     optimize,
     plan_compile,
     run_compile,
 )
-from filingqa.optimizers.presets import CALL_SHAPE, estimate, preset
+from filingqa.optimizers.presets import preset
 from filingqa.program.pot import ProgramOfThought
 
-from ..kit.data import judged_row
 from .compile_fakes import SPLIT, compile_small, rule_lm, small_request, write_data_dir
 
 
@@ -200,21 +196,6 @@ def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
     assert _model_file("openai/gpt-4o-mini") is None
 
 
-def test_default_local_preset_fits_two_hours() -> None:
-    settings = preset("bootstrap-rs", "light", local=True)
-    assert settings.dev == ["tatqa:dev:20", "finqa:dev_sample200:20"]  # not TAT-QA alone
-    sized = partial(estimate, settings, train=24, dev=40, calibration=40, local=True)
-    cost, apart = sized(calibration_is_dev=True), sized()
-    # the loop past the single pass (1.2 calls); the single pass (1.15) is cached from dev
-    assert cost.calls["router labels"] == 48
-    assert apart.calls["router labels"] == 94
-    rule_looped = sized(calibration_is_dev=True, calibration_looped=20)
-    assert rule_looped.calls == cost.calls  # the PoT module's dev answers ran no loop
-    assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
-    assert 60 < cost.minutes < 120
-    assert "LM calls" in cost.describe() and "12 s per call, assumed" in cost.describe()
-
-
 def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:
     code = main(
         [
@@ -256,47 +237,6 @@ def test_cli_p_value_outside_0_1_is_refused(tmp_path: Path, capsys) -> None:
         with pytest.raises(SystemExit):
             main([*args, bad])
         assert "must be above 0 and at most 1" in capsys.readouterr().err
-
-
-def test_the_re_estimate_measures_a_demos_cost_from_the_prefill_speed() -> None:
-    settings = preset("bootstrap-rs", "light", local=True)
-    planned = estimate(settings, train=24, dev=40, calibration=40, local=True)
-    fast_prefill = [
-        judged_row(
-            id=f"q{i}",
-            lm_calls=2,
-            seconds=20.0,
-            prompt_tokens=2000,
-            prompt_tokens_evaluated=1000,
-            prefill_seconds=5.0,
-        )
-        for i in range(4)
-    ]
-    said = _measured_speed(fast_prefill, planned)
-    # 10 s a call; 1,000 tokens sent a call at 200 evaluated tokens/s: a demo ≈ +50%
-    assert "10.0 s per LM call here, 1,000 prompt tokens sent and 500 evaluated" in said
-    assert "at 200 tokens/s: a demo ≈ +50%" in said
-    unmeasured = [judged_row(id="q0", lm_calls=2, seconds=20.0)]
-    assert "a demo ≈" not in _measured_speed(unmeasured, planned)
-    assert _measured_speed([judged_row(id="q0", cached_calls=1)], planned) == ""
-
-
-def test_a_calls_seconds_are_its_average_tokens_at_the_first_questions_speeds() -> None:
-    timed = judged_row(
-        lm_calls=2,
-        seconds=9.0,
-        prompt_tokens_evaluated=800,
-        generated_tokens=150,
-        prefill_seconds=8.0,
-        generation_seconds=6.0,
-    )
-    seconds, basis = call_seconds([timed]) or (0.0, "")
-    # 100 prompt and 25 generated tokens/s, whatever the first question's own length
-    assert seconds == pytest.approx(CALL_SHAPE.seconds(100.0, 25.0))
-    assert basis.startswith("measured: 100 prompt and 25 generated tokens/s")
-    untimed = judged_row(lm_calls=4, cached_calls=1, seconds=9.0)
-    assert call_seconds([untimed]) == (3.0, "measured on the first dev question")
-    assert call_seconds([judged_row(cached_calls=1)]) is None
 
 
 def test_the_estimate_is_timed_on_stage_ones_first_answer(data_dir: Path, tmp_path: Path) -> None:

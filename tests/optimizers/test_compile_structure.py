@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 
 import dspy
@@ -21,7 +20,7 @@ from filingqa.optimizers.compile import (
     plan_compile,
     run_compile,
 )
-from filingqa.optimizers.presets import default_optimizer, estimate, preset, search_answers
+from filingqa.optimizers.presets import default_optimizer, preset
 from filingqa.router.rule import route_by_rule
 
 from ..retrieval.filings import fake_embedder
@@ -156,14 +155,6 @@ def test_local_backbones_default_to_the_structure_search() -> None:
         settings.model_validate(settings.model_dump() | {"target": "pot"})
 
 
-def test_the_estimate_counts_every_rung(data_dir: Path) -> None:
-    settings = preset("structure", "light", local=True)
-    small, large = search_answers(settings, 10), search_answers(settings, 40)
-    assert 0 < small < large
-    no_pool = settings.model_copy(update={"pool": []})
-    assert search_answers(no_pool, 40) < large  # no worked-example candidates
-
-
 def test_cli_dry_run_describes_the_search(data_dir: Path, tmp_path: Path, capsys) -> None:
     code = main(
         [
@@ -203,14 +194,3 @@ def test_cli_refuses_a_structure_search_of_the_pot_module(tmp_path: Path, capsys
         "filingqa: error: the structure search chooses the whole program's options: "
         "--target program\n"
     )
-
-
-def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
-    settings = preset("structure", "light", local=True)
-    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
-    apart, from_dev = sized(), sized(calibration_is_dev=True)
-    looped = sized(calibration_is_dev=True, calibration_looped=10)
-    # single pass 1.15 and loop 1.2 calls a question; the dev draw's are the cache's
-    assert apart.calls["router labels"] == 29
-    assert from_dev.calls["router labels"] == 15
-    assert looped.calls["router labels"] == 3

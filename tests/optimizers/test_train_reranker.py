@@ -12,7 +12,8 @@ import pytest
 from filingqa.datasets.registry import load_dataset
 from filingqa.optimizers import compile as compile_module
 from filingqa.optimizers import train_reranker as training
-from filingqa.optimizers.presets import StageCost, estimate, preset
+from filingqa.optimizers.budget import StageCost, estimate
+from filingqa.optimizers.presets import preset
 from filingqa.optimizers.reranker_cv import cross_validate, document_folds, recall_at
 from filingqa.optimizers.reranker_fit import TrainParams, fit
 from filingqa.optimizers.reranker_groups import (

@@ -1,0 +1,91 @@
+"""The compile's cost estimate: LM calls per stage and the speed they are priced at."""
+
+from functools import partial
+
+import pytest
+
+from filingqa.optimizers.budget import (
+    CALL_SHAPE,
+    call_seconds,
+    estimate,
+    re_estimate,
+    search_answers,
+)
+from filingqa.optimizers.presets import preset
+
+from ..kit.data import judged_row
+
+
+def test_default_local_preset_fits_two_hours() -> None:
+    settings = preset("bootstrap-rs", "light", local=True)
+    assert settings.dev == ["tatqa:dev:20", "finqa:dev_sample200:20"]  # not TAT-QA alone
+    sized = partial(estimate, settings, train=24, dev=40, calibration=40, local=True)
+    cost, apart = sized(calibration_is_dev=True), sized()
+    # the loop past the single pass (1.2 calls); the single pass (1.15) is cached from dev
+    assert cost.calls["router labels"] == 48
+    assert apart.calls["router labels"] == 94
+    rule_looped = sized(calibration_is_dev=True, calibration_looped=20)
+    assert rule_looped.calls == cost.calls  # the PoT module's dev answers ran no loop
+    assert settings.target == "pot" and settings.max_demos <= 2 and settings.threads == 1
+    assert 60 < cost.minutes < 120
+    assert "LM calls" in cost.describe() and "12 s per call, assumed" in cost.describe()
+
+
+def test_the_re_estimate_measures_a_demos_cost_from_the_prefill_speed() -> None:
+    settings = preset("bootstrap-rs", "light", local=True)
+    planned = estimate(settings, train=24, dev=40, calibration=40, local=True)
+    fast_prefill = [
+        judged_row(
+            id=f"q{i}",
+            lm_calls=2,
+            seconds=20.0,
+            prompt_tokens=2000,
+            prompt_tokens_evaluated=1000,
+            prefill_seconds=5.0,
+        )
+        for i in range(4)
+    ]
+    said = re_estimate(fast_prefill, planned)
+    # 10 s a call; 1,000 tokens sent a call at 200 evaluated tokens/s: a demo ≈ +50%
+    assert "10.0 s per LM call here, 1,000 prompt tokens sent and 500 evaluated" in said
+    assert "at 200 tokens/s: a demo ≈ +50%" in said
+    unmeasured = [judged_row(id="q0", lm_calls=2, seconds=20.0)]
+    assert "a demo ≈" not in re_estimate(unmeasured, planned)
+    assert re_estimate([judged_row(id="q0", cached_calls=1)], planned) == ""
+
+
+def test_a_calls_seconds_are_its_average_tokens_at_the_first_questions_speeds() -> None:
+    timed = judged_row(
+        lm_calls=2,
+        seconds=9.0,
+        prompt_tokens_evaluated=800,
+        generated_tokens=150,
+        prefill_seconds=8.0,
+        generation_seconds=6.0,
+    )
+    seconds, basis = call_seconds([timed]) or (0.0, "")
+    # 100 prompt and 25 generated tokens/s, whatever the first question's own length
+    assert seconds == pytest.approx(CALL_SHAPE.seconds(100.0, 25.0))
+    assert basis.startswith("measured: 100 prompt and 25 generated tokens/s")
+    untimed = judged_row(lm_calls=4, cached_calls=1, seconds=9.0)
+    assert call_seconds([untimed]) == (3.0, "measured on the first dev question")
+    assert call_seconds([judged_row(cached_calls=1)]) is None
+
+
+def test_the_estimate_counts_every_rung() -> None:
+    settings = preset("structure", "light", local=True)
+    small, large = search_answers(settings, 10), search_answers(settings, 40)
+    assert 0 < small < large
+    no_pool = settings.model_copy(update={"pool": []})
+    assert search_answers(no_pool, 40) < large  # no worked-example candidates
+
+
+def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
+    settings = preset("structure", "light", local=True)
+    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
+    apart, from_dev = sized(), sized(calibration_is_dev=True)
+    looped = sized(calibration_is_dev=True, calibration_looped=10)
+    # single pass 1.15 and loop 1.2 calls a question; the dev draw's are the cache's
+    assert apart.calls["router labels"] == 29
+    assert from_dev.calls["router labels"] == 15
+    assert looped.calls["router labels"] == 3
