@@ -7,7 +7,8 @@ open corpus, the top k of plain hybrid search; ``naive-rag`` is ``cot`` over tha
 passages, or with the full search pipeline as its handle (``program+forms``,
 ``program+guess`` and ``program-forms`` the same with the answer form decided, guessed from
 the wording alone, or not used); ``compiled`` runs a compiled
-artifact's program without a router (every question takes the full loop),
+artifact's program by its structure's own loop policy, without the trained router (an
+artifact from before structures were searched: every question takes the full loop),
 ``compiled+router`` with the artifact's trained router (and, over a corpus, both rerank
 with the artifact's reranker). Every setting answers with the same LM (``dspy.settings.lm``).
 """
