@@ -213,15 +213,8 @@ def measure_speed(
         ValueError: the out dir holds a compile started with other settings.
     """
     _claim(plan.request.out_dir, plan.request)
-    s = plan.request.settings
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
-        rows = _evaluate(
-            plan.dev[:1],
-            _mode(_student(s.target), s.target),
-            StrictJudge(lm=judge_lm),
-            plan.request.out_dir / "eval" / "before",
-            progress,
-        )
+        rows = _score_before(plan, plan.dev[:1], StrictJudge(lm=judge_lm), progress)
     speed = call_seconds(rows)
     if speed is None:
         return plan
@@ -254,8 +247,7 @@ def run_compile(
     judge = StrictJudge(lm=judge_lm)
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
         say("1/6 dev score before compiling")
-        before_mode = _mode(_student(s.target), s.target)
-        before = _evaluate(plan.dev, before_mode, judge, out / "eval" / "before", progress)
+        before = _score_before(plan, plan.dev, judge, progress)
         say(f"    {_accuracy(before)}{re_estimate(before, plan.estimate)}")
         say(f"2/6 optimizing with {s.optimizer}")
         if s.optimizer == "structure":
@@ -391,6 +383,15 @@ def _evaluate(
     return run_mode(
         records, mode, judge=judge, rows_path=rows.with_suffix(".jsonl"), progress=progress
     )
+
+
+def _score_before(
+    plan: CompilePlan, records: list[QARecord], judge: StrictJudge, progress: bool
+) -> list[Row]:
+    """The uncompiled module's answers to ``records``, in stage 1's rows file."""
+    target = plan.request.settings.target
+    rows = plan.request.out_dir / "eval" / "before"
+    return _evaluate(records, _mode(_student(target), target), judge, rows, progress)
 
 
 def _accuracy(rows: list[Row]) -> str:
