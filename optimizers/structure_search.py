@@ -215,6 +215,35 @@ def rung_sizes(questions: int, first_rung: int, eta: int) -> list[int]:
     return sizes
 
 
+def answer_by_question(
+    programs: Mapping[str, FinancialQA],
+    records: Sequence[QARecord],
+    *,
+    judge: StrictJudge,
+    rows_dir: Path,
+    progress: bool = True,
+    desc: str = "answers",
+) -> dict[str, list[Row]]:
+    """Every program's judged answers to ``records`` over their gold context, question by
+    question (every program answers one question before the next, so an engine that reuses
+    a shared prefix's KV cache reads each question's evidence once); the rows of the
+    program named ``name`` are kept in ``rows_dir/<name>.jsonl`` (a rerun resumes there)."""
+    modes = {name: program_mode(program) for name, program in programs.items()}
+    rows: dict[str, list[Row]] = {name: [] for name in programs}
+    with tqdm(total=len(records) * len(modes), desc=desc, disable=not progress) as bar:
+        for record in records:
+            for name, mode in modes.items():
+                rows[name] += run_mode(
+                    [record],
+                    mode,
+                    judge=judge,
+                    rows_path=rows_dir / f"{name}.jsonl",
+                    progress=False,
+                )
+                bar.update()
+    return rows
+
+
 def _rank(s: ScoredStructure) -> tuple[float, float]:
     return (-s.accuracy, s.lm_calls)
 
@@ -310,21 +339,16 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         rung: int,
     ) -> list[ScoredStructure]:
         """Every structure's answers to ``records``, question by question."""
-        modes = {s: program_mode(self._program(s, state)) for s in structures}
-        rows: dict[Structure, list[Row]] = {s: [] for s in structures}
-        total = len(records) * len(structures)
-        with tqdm(total=total, desc=f"rung {rung + 1}", disable=not self.progress) as bar:
-            for record in records:
-                for structure, mode in modes.items():
-                    rows[structure] += run_mode(
-                        [record],
-                        mode,
-                        judge=self.judge,
-                        rows_path=self.rows_of(structure),
-                        progress=False,
-                    )
-                    bar.update()
-        return [ScoredStructure.of(s, rows[s], rung) for s in structures]
+        programs = {s.key: self._program(s, state) for s in structures}
+        rows = answer_by_question(
+            programs,
+            records,
+            judge=self.judge,
+            rows_dir=self.rows_dir,
+            progress=self.progress,
+            desc=f"rung {rung + 1}",
+        )
+        return [ScoredStructure.of(s, rows[s.key], rung) for s in structures]
 
     def _program(self, structure: Structure, state: dict[str, Any]) -> FinancialQA:
         program = structure.build(self.worked_examples)
