@@ -14,6 +14,7 @@ from filingqa.optimizers.structure_search import (
     ScoredStructure,
     Structure,
     StructureSearch,
+    answer_by_question,
     candidates,
     combined,
     rung_sizes,
@@ -165,6 +166,25 @@ def test_a_rung_goes_question_by_question(tmp_path: Path, dev: list[QARecord]) -
     ]
     assert asked == sorted(asked)  # both structures answer a question before the next
     assert len(set(asked)) == len(questions)
+
+
+def test_named_programs_answer_every_question_into_their_own_rows(
+    tmp_path: Path, dev: list[QARecord]
+) -> None:
+    programs = {
+        "start": START.build(),
+        "always": START.model_copy(update={"loop": "always"}).build(),
+    }
+    with dspy.context(lm=rule_lm(demos_help=False)):
+        rows = answer_by_question(
+            programs, dev[:3], judge=StrictJudge(lm=None), rows_dir=tmp_path, progress=False
+        )
+    assert {name: [r.id for r in found] for name, found in rows.items()} == {
+        "start": [r.id for r in dev[:3]],
+        "always": [r.id for r in dev[:3]],
+    }
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == ["always.jsonl", "start.jsonl"]
+    assert rows["always"][0].lm_calls > rows["start"][0].lm_calls  # the loop always runs
 
 
 def test_halving_keeps_the_better_share_each_rung(tmp_path: Path, dev: list[QARecord]) -> None:
