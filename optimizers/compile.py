@@ -51,7 +51,7 @@ from filingqa.artifacts.manifest import (
     redact_url,
     write_manifest,
 )
-from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile, read_pool
+from filingqa.artifacts.worked_examples import POOL_FILE, read_pool
 from filingqa.datasets import QARecord
 from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.modes import Mode
@@ -74,7 +74,7 @@ from filingqa.optimizers.structure_search import (
     rung_sizes,
 )
 from filingqa.optimizers.train_reranker import expected_cost, read_report, train_reranker
-from filingqa.optimizers.worked_example_pool import derive_pool
+from filingqa.optimizers.worked_example_pool import stored_pool
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.worked_examples import WorkedExamples
@@ -477,11 +477,14 @@ def _pool(
     path = plan.request.out_dir / POOL_FILE
     if not path.exists():
         say(f"    worked examples: the gold programs of {', '.join(sources)}")
-        used = {d for r in [*plan.dev, *plan.calibration] for d in r.documents}
-        derive_pool(sources, exclude_documents=used, data_dir=data_dir, progress=progress).write(
-            path
-        )
-    stored = PoolFile.read(path)
+    used = {d for r in [*plan.dev, *plan.calibration] for d in r.documents}
+    stored = stored_pool(
+        path,
+        sources,
+        exclude_documents=used,
+        data_dir=data_dir,
+        progress=progress,
+    )
     say(f"    {len(stored.programs)} worked examples reproduce their gold")
     return read_pool(stored, data_dir, embedder) if stored.programs else None
 

@@ -45,6 +45,22 @@ _CHECKS: dict[str, Callable[[QARecord, StrictJudge], Check]] = {
 }
 
 
+def stored_pool(
+    path: Path,
+    sources: Sequence[str],
+    *,
+    exclude_documents: Iterable[str] = (),
+    data_dir: Path | None = None,
+    progress: bool = True,
+) -> PoolFile:
+    """The pool kept at ``path``, derived there first (:func:`derive_pool`) when absent."""
+    if not path.exists():
+        derive_pool(
+            sources, exclude_documents=exclude_documents, data_dir=data_dir, progress=progress
+        ).write(path)
+    return PoolFile.read(path)
+
+
 def derive_pool(
     sources: Sequence[str] = DEFAULT_SOURCES,
     *,

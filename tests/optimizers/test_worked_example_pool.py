@@ -9,7 +9,7 @@ import pytest
 
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.datasets.base import DatasetError
-from filingqa.optimizers.worked_example_pool import derive_pool
+from filingqa.optimizers.worked_example_pool import derive_pool, stored_pool
 
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, write_data_dir
@@ -50,6 +50,16 @@ def test_figures_are_named_after_their_cells(data_dir: Path) -> None:
 def test_excluded_contexts_never_enter(data_dir: Path) -> None:
     pool = derive_pool([SPEC], exclude_documents={"ctx0"}, data_dir=data_dir, progress=False)
     assert not any(p.id.startswith("ctx0") for p in pool.programs)
+
+
+def test_a_stored_pool_is_derived_once_and_then_read(data_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "pool.json"
+    first = stored_pool(path, [SPEC], exclude_documents={"ctx0"}, data_dir=data_dir, progress=False)
+    assert first == derive_pool(
+        [SPEC], exclude_documents={"ctx0"}, data_dir=data_dir, progress=False
+    )
+    again = stored_pool(path, [SPEC], data_dir=data_dir, progress=False)  # not derived again
+    assert again == first
 
 
 def test_a_source_without_gold_programs_is_refused(data_dir: Path) -> None:
