@@ -27,25 +27,23 @@ from pathlib import Path
 
 import dspy
 
-from filingqa.artifacts.worked_examples import PoolFile, read_pool
+from filingqa.artifacts.worked_examples import POOL_FILE, read_pool
 from filingqa.core.cache import use_fresh_dspy_cache
 from filingqa.datasets import QARecord, load_dataset
 from filingqa.evaluation.command import select_records
-from filingqa.evaluation.paired import compare
-from filingqa.evaluation.runner import Row
+from filingqa.evaluation.paired import compare, format_paired
 from filingqa.evaluation.slices import load_slice, select_slice
-from filingqa.evaluation.summary import summarize
+from filingqa.evaluation.summary import format_table, summarize
 from filingqa.lm.backbone import get_lm
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_data import held_out_contexts
 from filingqa.optimizers.structure_search import Structure, answer_by_question
-from filingqa.optimizers.worked_example_pool import derive_pool
+from filingqa.optimizers.worked_example_pool import stored_pool
 from filingqa.program.worked_examples import WorkedExamples
 
 DEFAULT_STRUCTURES = (
     "samples=5;examples_per_question=1;examples_per_question=2;loop=never;loop=always"
 )
-POOL_FILE = "worked_examples.json"
 
 
 def parse_structure(text: str) -> Structure:
@@ -84,46 +82,10 @@ def worked_examples(
 ) -> WorkedExamples | None:
     """The compile's pool of ``sources`` without the measured questions' contexts (derived
     once into ``<out>/worked_examples.json``); None when no program reproduces its gold."""
-    path = out / POOL_FILE
-    if not path.exists():
-        used = {d for r in measured for d in r.documents}
-        derive_pool(sources, exclude_documents=used, data_dir=data_dir).write(path)
-    stored = PoolFile.read(path)
+    used = {d for r in measured for d in r.documents}
+    stored = stored_pool(out / POOL_FILE, sources, exclude_documents=used, data_dir=data_dir)
     print(f"{len(stored.programs)} worked examples in the pool")
     return read_pool(stored, data_dir) if stored.programs else None
-
-
-def results(rows: dict[str, list[Row]], start: str) -> dict[str, dict]:
-    """Each structure's summary, and its paired outcome against ``start``."""
-    found = {}
-    for name, answered in rows.items():
-        s = summarize(answered)
-        found[name] = {
-            "questions": s.questions,
-            "accuracy": round(s.accuracy, 4),
-            "lm_calls": round(s.lm_calls, 2),
-            "tokens": round(s.tokens, 1),
-            "seconds": round(s.seconds, 2),
-        }
-        if name != start:
-            paired = compare(start, name, rows)
-            found[name] |= {"wins": paired.wins, "losses": paired.losses, "p_value": paired.p_value}
-    return found
-
-
-def table(found: dict[str, dict]) -> str:
-    """The results as aligned text, one structure a line."""
-    width = max(len(name) for name in found)
-    lines = []
-    for name, r in found.items():
-        line = (
-            f"{name:<{width}}  n {r['questions']:>3}  strict {r['accuracy']:6.1%}  "
-            f"calls/q {r['lm_calls']:5.2f}  tokens/q {r['tokens']:>7,.0f}  s/q {r['seconds']:5.1f}"
-        )
-        if "wins" in r:
-            line += f"  wins {r['wins']:>2}  losses {r['losses']:>2}  p {r['p_value']:.3f}"
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def main() -> None:
@@ -154,15 +116,19 @@ def main() -> None:
     with dspy.context(lm=lm):
         programs = {s.key: s.build(examples) for s in structures}
         rows = answer_by_question(programs, records, judge=StrictJudge(lm=None), rows_dir=args.out)
-    found = results(rows, Structure().key)
-    print(table(found))
+    summaries = {name: summarize(answered) for name, answered in rows.items()}
+    start = Structure().key
+    paired = [compare(start, name, rows) for name in rows if name != start]
+    print(format_table(summaries))
+    print(format_paired(paired))
     report = {
         "slice": args.slice,
         "where": where,
         "question_ids": [r.id for r in records],
         "lm": args.lm,
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "structures": found,
+        "summaries": {name: s.model_dump() for name, s in summaries.items()},
+        "paired": [p.model_dump() for p in paired],
     }
     (args.out / "results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 

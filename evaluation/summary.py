@@ -166,8 +166,9 @@ def format_table(summaries: dict[str, Summary]) -> str:
     official = {name: format_official(s.official) for name, s in summaries.items()}
     width = max((len(text) for text in official.values()), default=0)
     official_head = f"  {'official':<{width}}" if width else ""
+    names = max([18, *(len(name) + 2 for name in summaries)])
     lines = [
-        f"{'setting':<18}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
+        f"{'setting':<{names}}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
         + _cost_columns([label for label, _, _ in COST_COLUMNS])
         + f"{'gold hit':>10}{official_head}  outcomes"
     ]
@@ -177,7 +178,7 @@ def format_table(summaries: dict[str, Summary]) -> str:
         outcomes = ", ".join(f"{kind} {count}" for kind, count in sorted(s.outcomes.items()))
         costs = _cost_columns(cost_cells(s))
         lines.append(
-            f"{name:<18}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
+            f"{name:<{names}}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
             f"{s.tokens:>10.0f}{s.seconds:>8.1f}{costs}{hit:>10}{metrics}  {outcomes}"
         )
     lines += [
