@@ -31,7 +31,6 @@ import dspy
 from tqdm import tqdm
 
 from filingqa.core.config import data_dir
-from filingqa.datasets import QARecord
 from filingqa.evaluation import fast_inference as fi
 from filingqa.evaluation.open_corpus import gold_pages, open_corpus, pages
 from filingqa.evaluation.slices import load_slice
@@ -39,7 +38,7 @@ from filingqa.lm.backbone import adapter_for
 from filingqa.lm.trace import Trace
 from filingqa.models.store import ensure_llm
 from filingqa.program.curation import OUTPUT_TOKENS, Curator
-from filingqa.retrieval import Passage
+from filingqa.records import Passage, QARecord
 from filingqa.retrieval.search import FilingSearch
 
 SLICE = "financebench-dev-tuning"

@@ -43,7 +43,7 @@ from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.evaluation.scale_latency import SEARCH_K as K
 from filingqa.evaluation.scale_latency import percentiles, scale_run, timed
 from filingqa.evaluation.synthetic_filings import documents, passages, queries
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.lexical import BM25Encoder, tokenize

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import dspy
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.command import select_records
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.evaluation.summary import summarize
+from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.metrics.judge import StrictJudge
@@ -32,7 +32,7 @@ from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode
 from filingqa.optimizers.selection import paired_outcomes
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval.evidence import render
+from filingqa.records import QARecord
 
 ARITHMETIC = {"tatqa_answer_type": "arithmetic"}
 """The TAT-QA questions whose answer is computed (what PoT is for)."""

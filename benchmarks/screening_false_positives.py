@@ -19,7 +19,7 @@ from tqdm import tqdm
 from filingqa.checks.screening import screen
 from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.datasets import load_dataset
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 from filingqa.retrieval.ingest import (
     context_passages,
     document_from_name,

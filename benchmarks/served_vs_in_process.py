@@ -21,13 +21,14 @@ from pathlib import Path
 
 import dspy
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
 from filingqa.lm.server_launch import served_model
 from filingqa.models.store import ensure_llm
 from filingqa.program.financial_qa import FinancialQA
+from filingqa.records import QARecord
 
 
 def program_for(spec: str, artifact: Path | None) -> tuple[FinancialQA, dspy.LM]:

@@ -20,11 +20,11 @@ from typing import Any
 import dspy
 from tqdm import tqdm
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
+from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.program.curation import passage_list
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
+from filingqa.records import Passage, QARecord
 from filingqa.signatures.ambiguity import AggregateInterpretations, DetectAmbiguity
 from filingqa.signatures.conversation import MakeStandalone
 from filingqa.signatures.cot import AnswerFromEvidence

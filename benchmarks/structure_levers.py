@@ -29,7 +29,7 @@ import dspy
 
 from filingqa.artifacts.worked_examples import POOL_FILE, read_pool
 from filingqa.core.cache import use_fresh_dspy_cache
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.command import select_records
 from filingqa.evaluation.paired import compare, format_paired
 from filingqa.evaluation.slices import load_slice, select_slice
@@ -40,6 +40,7 @@ from filingqa.optimizers.compile_data import held_out_contexts
 from filingqa.optimizers.structure_search import Structure, answer_by_question
 from filingqa.optimizers.worked_example_pool import stored_pool
 from filingqa.program.worked_examples import WorkedExamples
+from filingqa.records import QARecord
 
 DEFAULT_STRUCTURES = (
     "samples=5;examples_per_question=1;examples_per_question=2;loop=never;loop=always"

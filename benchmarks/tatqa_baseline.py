@@ -26,11 +26,12 @@ from typing import Any
 import dspy
 from tqdm import tqdm
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.lm.code_adapter import extract_code
 from filingqa.metrics.judge import StrictJudge
 from filingqa.program.pot import CODE_CONFIG, ProgramOfThought, answer_text
+from filingqa.records import QARecord
 from filingqa.sandbox import run_python
 from filingqa.signatures.direct import AnswerDirectly
 

@@ -12,9 +12,9 @@ import math
 from pydantic import BaseModel
 
 from filingqa.checks.citations import untraced_numbers
-from filingqa.checks.refusal import unsupported_numbers
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
+from filingqa.checks.unsupported_numbers import unsupported_numbers
+from filingqa.evidence.render import render
+from filingqa.records import Passage
 from filingqa.sandbox import run_python
 from filingqa.sandbox.outcome import Answer
 

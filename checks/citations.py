@@ -7,7 +7,7 @@ import ast
 from pydantic import BaseModel
 
 from filingqa.core.numbers import extract_numbers
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 
 # Numbers a program uses for arithmetic rather than copies from the evidence: small counts
 # (an average over 3 years, 12 months) and unit factors.

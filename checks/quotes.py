@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 
 MAX_QUOTE_WORDS = 40  # a span answer; an explanation's quote may be longer
 WHOLE_PASSAGE_SHARE = 0.8  # a quote holding this much of a passage's words is the passage

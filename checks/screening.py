@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from filingqa.retrieval import Passage
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage
+from filingqa.records.search_handle import SearchHandle
 
 WITHHELD = "[line withheld: it addresses the reader instead of reporting]"
 

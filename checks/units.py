@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from filingqa.core.numbers import extract_numbers
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 _PERCENT_WORDS = re.compile(r"%|percent|growth rate|margin|\bchange in rate\b", re.IGNORECASE)
 _STATED_SCALE = re.compile(r"\(in (thousands|millions|billions)", re.IGNORECASE)

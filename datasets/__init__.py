@@ -1,4 +1,5 @@
-"""Loaders for the evaluation datasets, named ``name:split``, as typed :class:`QARecord` s.
+"""Loaders for the evaluation datasets, named ``name:split``, as typed QA records
+(:class:`~filingqa.records.QARecord`).
 
 ``load_dataset("tatqa:dev")`` reads the split from the data dir (``--data-dir`` /
 ``$FILINGQA_DATA_DIR``); ``available_datasets()`` lists what is present.
@@ -12,17 +13,6 @@ from filingqa.datasets.base import (
     SplitNotFoundError,
     UnknownDatasetError,
 )
-from filingqa.datasets.records import (
-    AnswerType,
-    Context,
-    Evidence,
-    Page,
-    Paragraph,
-    QARecord,
-    Scale,
-    Table,
-    Turn,
-)
 from filingqa.datasets.registry import (
     LOADERS,
     DatasetInfo,
@@ -35,20 +25,11 @@ from filingqa.datasets.registry import (
 __all__ = [
     "LOADERS",
     "AmbiguousSplitError",
-    "AnswerType",
-    "Context",
     "DatasetError",
     "DatasetFormatError",
     "DatasetInfo",
     "DatasetSpecError",
-    "Evidence",
-    "Page",
-    "Paragraph",
-    "QARecord",
-    "Scale",
     "SplitNotFoundError",
-    "Table",
-    "Turn",
     "UnknownDatasetError",
     "available_datasets",
     "format_table",

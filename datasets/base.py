@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from filingqa.core.config import ConfigError
-from filingqa.datasets.records import QARecord
+from filingqa.records.qa_record import QARecord
 
 SPLIT_NAME = r"[A-Za-z0-9_-]+"
 

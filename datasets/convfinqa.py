@@ -17,7 +17,7 @@ from typing import Any
 from filingqa.core.cache import disk_cache
 from filingqa.datasets.base import DatasetError, DatasetLoader, read_json
 from filingqa.datasets.parsing import format_number, parse_pipe_table
-from filingqa.datasets.records import Context, Evidence, Paragraph, QARecord, Table, Turn
+from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table, Turn
 
 NAME = "convfinqa"
 CACHE_NAME = "convfinqa_turns"

@@ -9,7 +9,7 @@ from typing import Any
 
 from filingqa.datasets.base import DatasetLoader, read_jsonl
 from filingqa.datasets.parsing import classify_answer
-from filingqa.datasets.records import Context, Evidence, Page, QARecord
+from filingqa.records.qa_record import Context, Evidence, Page, QARecord
 
 NAME = "financebench"
 DOC_INFO_FILE = "financebench/financebench_document_information.jsonl"

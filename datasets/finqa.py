@@ -9,7 +9,7 @@ from typing import Any
 
 from filingqa.datasets.base import DatasetLoader, read_json
 from filingqa.datasets.parsing import classify_answer, parse_pipe_table, parse_quantity
-from filingqa.datasets.records import Context, Evidence, Paragraph, QARecord, Table
+from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table
 
 NAME = "finqa"
 TATLLM_SUFFIX = ".tatllm_instruction_format.json"

@@ -12,7 +12,7 @@ from typing import Any
 
 from filingqa.datasets.base import DatasetLoader, read_jsonl
 from filingqa.datasets.parsing import classify_answer
-from filingqa.datasets.records import Evidence, QARecord
+from filingqa.records.qa_record import Evidence, QARecord
 
 NAME = "lofin"
 

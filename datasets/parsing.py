@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from filingqa.datasets.records import AnswerType, AnswerValue, Scale
+from filingqa.records.qa_record import AnswerType, AnswerValue, Scale
 
 MINUS_SIGNS = str.maketrans({"−": "-", "–": "-", "—": "-", "‒": "-"})
 

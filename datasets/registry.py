@@ -19,7 +19,7 @@ from filingqa.datasets.base import (
     DatasetSpecError,
     UnknownDatasetError,
 )
-from filingqa.datasets.records import QARecord
+from filingqa.records.qa_record import QARecord
 
 LOADERS: dict[str, DatasetLoader] = {
     module.LOADER.name: module.LOADER for module in (financebench, tatqa, finqa, convfinqa, lofin)

@@ -10,7 +10,7 @@ from typing import Any
 
 from filingqa.datasets.base import DatasetLoader, read_json
 from filingqa.datasets.parsing import MINUS_SIGNS, format_number
-from filingqa.datasets.records import (
+from filingqa.records.qa_record import (
     SCALE_FACTORS,
     AnswerType,
     Context,

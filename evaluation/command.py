@@ -21,7 +21,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.core.cache import use_fresh_dspy_cache
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.modes import COMPILED_MODES, MODES, RETRIEVED_ONLY, build_mode
 from filingqa.evaluation.open_corpus import (
     Context,
@@ -39,6 +39,7 @@ from filingqa.evaluation.runner import Row, read_rows, run_mode
 from filingqa.evaluation.slices import load_slice, select_slice
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
+from filingqa.records import QARecord
 
 REPORT_FILE = "report.html"
 

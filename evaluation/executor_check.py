@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from filingqa.datasets import QARecord, load_dataset
 from filingqa.datasets import finqa as finqa_module
+from filingqa.datasets import load_dataset
 from filingqa.datasets.convfinqa import turn_program_to_python
 from filingqa.datasets.finqa import finqa_program_to_python
 from filingqa.datasets.parsing import format_number
@@ -19,6 +19,7 @@ from filingqa.datasets.tatqa import tatqa_derivation_to_python
 from filingqa.metrics.finqa_official import finqa_execution_match
 from filingqa.metrics.judge import StrictJudge
 from filingqa.metrics.tatqa_official import tatqa_score
+from filingqa.records import QARecord
 from filingqa.sandbox import run_python
 
 TATQA_DECIMALS = 2

@@ -21,19 +21,20 @@ from typing import Any
 
 import dspy
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.modes import ModeAnswer
 from filingqa.evaluation.paired import paired_outcomes, sign_test
 from filingqa.evaluation.runner import Row, answer_and_judge
+from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS, LlamaCppEngine
 from filingqa.lm.prefix_states import DEFAULT_STATES
 from filingqa.metrics.judge import StrictJudge
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval.evidence import render
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import QARecord
+from filingqa.records.search_handle import SearchHandle
 
 TATQA_FIRST, TATQA_LAST = 101, 120  # arithmetic questions, 1-based, in dataset order
 FINANCEBENCH_QUESTIONS = 10

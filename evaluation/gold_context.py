@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from filingqa.datasets import QARecord
-from filingqa.retrieval import Passage
+from filingqa.records import Passage, QARecord
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 

@@ -22,7 +22,7 @@ from filingqa.lm.backbone import adapter_for
 from filingqa.lm.reply_engine import ReplyEngine
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 
 class Filing(BaseModel):

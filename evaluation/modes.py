@@ -24,16 +24,15 @@ from pydantic import BaseModel
 
 from filingqa.artifacts.compiled import read_program, read_router
 from filingqa.checks.citations import cite
-from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import OpenCorpus, PageRef, RecordingSearch, gold_hit, pages
+from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for
 from filingqa.lm.trace import Step
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage, QARecord
+from filingqa.records.search_handle import SearchHandle
 from filingqa.router.rule import fixed_router, loop_router
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.direct import AnswerDirectly
@@ -117,7 +116,7 @@ PROGRAM_MODES: dict[str, dict[str, Any]] = {
     "program-forms": {"answer_forms": "off"},
 }
 """The uncompiled program with its defaults, and with each way of choosing the answer form
-(:class:`~filingqa.program.answer_form.AnswerFormDecision`) named, so that a comparison
+(:class:`~filingqa.program.answer_form_decision.AnswerFormDecision`) named, so that a comparison
 stays the same when a default changes."""
 COMPILED_MODES = ("compiled", "compiled+router")
 MODES = (*PASSAGE_MODES, *PROGRAM_MODES, *COMPILED_MODES)

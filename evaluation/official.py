@@ -14,11 +14,12 @@ get none.
 from __future__ import annotations
 
 from filingqa.core.numbers import ParsedNumber, extract_numbers
-from filingqa.datasets import QARecord, finqa, tatqa
+from filingqa.datasets import finqa, tatqa
 from filingqa.datasets.tatqa import MULTI_SPAN_SEPARATOR
 from filingqa.metrics.finqa_official import POLAR_ANSWERS, finqa_execution_match
 from filingqa.metrics.numeric import answer_number, answer_words
 from filingqa.metrics.tatqa_official import NUMERIC_ANSWER_TYPES, tatqa_score
+from filingqa.records import QARecord
 
 TATQA_SCALES = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 """TAT-QA's scale names by multiplier (``percent`` comes from a ``%`` sign)."""

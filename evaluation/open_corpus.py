@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from filingqa.datasets import QARecord
 from filingqa.datasets.registry import parse_spec
-from filingqa.retrieval import Passage
+from filingqa.records import Passage, QARecord
+from filingqa.records.search_handle import SearchHandle
 from filingqa.retrieval.corpus import IndexMissingError, index_built
-from filingqa.retrieval.handle import SearchHandle
 
 Context = Literal["gold", "retrieved"]
 PageRef = tuple[str, int]

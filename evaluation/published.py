@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.runner import Row, read_rows
+from filingqa.records import QARecord
 
 DATASET_TEXT = frozenset({"question", "gold", "judge_reason"})
 RESTORED_REASON = "(restored from the published rows, which do not keep the judge's reason)"

@@ -5,7 +5,8 @@ conversation kind, and for FinQA the number of steps in the gold program."""
 
 from __future__ import annotations
 
-from filingqa.datasets import QARecord, convfinqa, financebench, finqa, lofin, tatqa
+from filingqa.datasets import convfinqa, financebench, finqa, lofin, tatqa
+from filingqa.records import QARecord
 
 LABEL_KEYS = {
     financebench.NAME: "question_type",

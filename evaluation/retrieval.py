@@ -33,7 +33,7 @@ from filingqa.evaluation.retrieval_gold import (
     retrieval_benchmark,
 )
 from filingqa.evaluation.scale_latency import ScaleLatency, scale_latency
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 from filingqa.retrieval.rerank import MODEL_FILE, TRAINING_FILE, Reranker, default_artifact_dir
 from filingqa.retrieval.search import SearchSettings, default_reranker_dir, load_reranker
 

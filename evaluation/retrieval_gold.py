@@ -27,9 +27,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.datasets.finqa import finqa_number
-from filingqa.datasets.records import QARecord
 from filingqa.datasets.registry import load_dataset
-from filingqa.retrieval.documents import Passage, PassageKind
+from filingqa.records.documents import Passage, PassageKind
+from filingqa.records.qa_record import QARecord
 from filingqa.retrieval.lexical import tokenize
 
 Metric = Literal["hit", "recall"]

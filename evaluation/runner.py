@@ -20,13 +20,13 @@ from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.official import official_scores
 from filingqa.evaluation.open_corpus import PageRef
 from filingqa.evaluation.question_types import question_type
 from filingqa.lm.trace import CallLog, Step, call_costs
 from filingqa.metrics.judge import StrictJudge, Verdict
+from filingqa.records import QARecord
 
 
 class Row(BaseModel):

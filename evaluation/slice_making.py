@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.slices import EvalSlice, SliceRole
+from filingqa.records import QARecord
 
 ALL_QUESTIONS = "questions"
 """A quota key counting the questions of every stratum."""

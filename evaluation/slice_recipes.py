@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.question_types import question_type
 from filingqa.evaluation.slice_making import ALL_QUESTIONS, SliceRecipe
+from filingqa.records import QARecord
 
 BENCHMARK_SPEC = "tatqa:dev"
 BENCHMARK_SIZE = 100

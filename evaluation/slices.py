@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.datasets import QARecord
+from filingqa.records import QARecord
 
 SliceRole = Literal["tuning", "report"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import SearchFilters
 from filingqa.retrieval.search import QUERY_THREADS

@@ -22,12 +22,13 @@ from filingqa.checks.formulas import formula_note
 from filingqa.checks.inputs import clean_question, question_problem
 from filingqa.checks.screening import screen
 from filingqa.checks.units import display_value
+from filingqa.evidence.plain_filing import select, split_filing
+from filingqa.evidence.render import fit, render
 from filingqa.lm.backbone import adapter_for
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import fit, render, select, split_filing
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage
+from filingqa.records.search_handle import SearchHandle
 from filingqa.sandbox import ExecutionResult
 
 if TYPE_CHECKING:

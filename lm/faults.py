@@ -25,8 +25,8 @@ from dspy.utils.exceptions import (
 )
 from pydantic import BaseModel
 
-from filingqa.checks.refusal import is_refusal
 from filingqa.lm.trace import Trace
+from filingqa.records.refusal import is_refusal
 
 FaultKind = Literal[
     "timeout",

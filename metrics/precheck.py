@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from itertools import permutations
 
-from filingqa.checks.refusal import is_refusal
 from filingqa.core.numbers import ParsedNumber, extract_numbers
 from filingqa.metrics.category import AnswerCategory
 from filingqa.metrics.numeric import (
@@ -34,6 +33,7 @@ from filingqa.metrics.numeric import (
     words,
 )
 from filingqa.metrics.verdict import Verdict
+from filingqa.records.refusal import is_refusal
 
 # Besides the program's refusal phrases: how the 1.5B model words "the evidence lacks it"
 # ("The evidence does not provide any information about the operating margin change.")

@@ -52,7 +52,6 @@ from filingqa.artifacts.manifest import (
     write_manifest,
 )
 from filingqa.artifacts.worked_examples import POOL_FILE, read_pool
-from filingqa.datasets import QARecord
 from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.modes import Mode
 from filingqa.evaluation.runner import Row, read_rows, run_mode
@@ -78,6 +77,7 @@ from filingqa.optimizers.worked_example_pool import stored_pool
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.worked_examples import WorkedExamples
+from filingqa.records import QARecord
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.rerank import TRAINING_FILE
 from filingqa.router.rule import LoopPolicy, loop_router, route_by_rule

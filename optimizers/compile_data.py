@@ -18,12 +18,13 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.slice_recipes import BENCHMARK_SPEC, benchmark_contexts
 from filingqa.evaluation.slices import report_contexts
+from filingqa.evidence.render import render
 from filingqa.optimizers.presets import Target
-from filingqa.retrieval.evidence import render
+from filingqa.records import QARecord
 
 NUMERIC_TYPES = frozenset({"number", "count"})
 

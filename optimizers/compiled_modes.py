@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dspy
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.modes import Mode, ModeAnswer
+from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval.evidence import render
+from filingqa.records import QARecord
 
 
 def pot_mode(pot: ProgramOfThought) -> Mode:

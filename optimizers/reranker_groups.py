@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from filingqa.datasets.records import QARecord
 from filingqa.datasets.registry import load_dataset
+from filingqa.records.qa_record import QARecord
 from filingqa.retrieval.rerank import Candidate, QueryInfo, Reranker, feature_matrix
 
 if TYPE_CHECKING:

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
+from filingqa.records import QARecord
 from filingqa.router.rule import fixed_router
 from filingqa.router.training import RouterLabel
 

@@ -35,14 +35,14 @@ import dspy
 from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
-from filingqa.datasets import QARecord
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compiled_modes import program_mode
-from filingqa.program.answer_form import FormChoice
+from filingqa.program.answer_form_decision import FormChoice
 from filingqa.program.financial_qa import EVIDENCE_CHARS, FinancialQA
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS
 from filingqa.program.worked_examples import WorkedExamples
+from filingqa.records import QARecord
 from filingqa.router.rule import LoopPolicy, loop_router
 
 

@@ -26,14 +26,15 @@ from pathlib import Path
 from tqdm import tqdm
 
 from filingqa.artifacts.worked_examples import PooledProgram, PoolFile
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.datasets.registry import split_hashes
 from filingqa.evaluation.executor_check import Check, check_convfinqa, check_finqa, check_tatqa
 from filingqa.evaluation.gold_context import gold_passages
+from filingqa.evidence.render import render
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.cell_names import named_program
 from filingqa.optimizers.compile_data import held_out_contexts
-from filingqa.retrieval.evidence import render
+from filingqa.records import QARecord
 from filingqa.sandbox import run_python
 
 DEFAULT_SOURCES = ("tatqa:dev",)

@@ -14,11 +14,11 @@ import dspy
 
 from filingqa.checks.ambiguity_cues import ambiguity_cue
 from filingqa.checks.citations import Citation
-from filingqa.checks.refusal import unsupported_numbers
+from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.final_answer import FinalAnswer, ReadingAnswer
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 from filingqa.signatures.ambiguity import (
     AggregateInterpretations,
     AmbiguityReport,

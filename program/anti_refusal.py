@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import dspy
 from pydantic import BaseModel
 
-from filingqa.checks.refusal import is_refusal, unsupported_numbers
+from filingqa.checks.unsupported_numbers import unsupported_numbers
+from filingqa.records.refusal import is_refusal
 from filingqa.signatures.review import ReviewRefusal
 
 

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from filingqa.program.final_answer import FinalAnswer
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval import Passage
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage
+from filingqa.records.search_handle import SearchHandle
 from filingqa.signatures.conversation import MakeStandalone
 
 CARRIED_PASSAGES = 8

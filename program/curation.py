@@ -12,8 +12,8 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel
 
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
+from filingqa.evidence.render import render
+from filingqa.records import Passage
 from filingqa.signatures.curate import CurateEvidence
 
 # A selection is short, but a small model sometimes lists numbers until the token limit:

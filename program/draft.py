@@ -8,10 +8,10 @@ from pydantic import BaseModel, Field
 
 from filingqa.checks.answer_checks import CheckReport
 from filingqa.checks.quotes import CheckedQuote
-from filingqa.checks.refusal import is_refusal
 from filingqa.lm.faults import Fault
 from filingqa.program.verification import Verdict
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
+from filingqa.records.refusal import is_refusal
 from filingqa.sandbox.outcome import Answer
 
 

@@ -24,7 +24,7 @@ from filingqa.program.question_state import (
     QuestionState,
 )
 from filingqa.program.verification import Verdict
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records.search_handle import SearchHandle
 from filingqa.signatures.decompose import Decompose
 from filingqa.signatures.verify import RefineQuestions
 

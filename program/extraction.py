@@ -15,10 +15,10 @@ import dspy
 
 from filingqa.checks.quotes import CheckedQuote, check_quote, merged
 from filingqa.core.numbers import extract_numbers
+from filingqa.evidence.render import render
 from filingqa.program.draft import Draft
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
-from filingqa.signatures.answer_form import AnswerForm
+from filingqa.records import Passage
+from filingqa.records.answer_form import AnswerForm
 from filingqa.signatures.extract import DecideYesNo, QuoteAnswer, QuoteItems
 
 DEFAULT_RETRIES = 1

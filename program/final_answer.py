@@ -8,16 +8,16 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from filingqa.checks.citations import Citation, cite
-from filingqa.checks.refusal import unsupported_numbers
 from filingqa.checks.units import display_value, quoted_figure
+from filingqa.checks.unsupported_numbers import unsupported_numbers
+from filingqa.evidence.render import render
 from filingqa.lm.faults import Fault
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.anti_refusal import Review
 from filingqa.program.draft import Draft
 from filingqa.program.extraction import LIST_SEPARATOR
 from filingqa.program.question_state import QuestionState
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
+from filingqa.records import Passage
 from filingqa.router.rule import ReasoningPath, RoutingDecision
 from filingqa.sandbox.outcome import Answer
 

@@ -40,11 +40,11 @@ from typing import Any
 import dspy
 
 from filingqa.checks.inputs import clean_question, question_problem
-from filingqa.checks.refusal import is_refusal
+from filingqa.evidence.render import render
 from filingqa.lm.faults import attempt, fault_of
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.ambiguity import AmbiguityCheck
-from filingqa.program.answer_form import AnswerFormDecision, FormChoice
+from filingqa.program.answer_form_decision import AnswerFormDecision, FormChoice
 from filingqa.program.anti_refusal import AntiRefusal
 from filingqa.program.draft import Draft
 from filingqa.program.evidence_gatherer import EvidenceGatherer
@@ -53,9 +53,9 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState, Sources, screened_sources
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, ReasoningLoop
 from filingqa.program.worked_examples import WorkedExamples
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage
+from filingqa.records.refusal import is_refusal
+from filingqa.records.search_handle import SearchHandle
 from filingqa.router.rule import RoutingDecision, route_by_rule
 
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
@@ -83,7 +83,7 @@ class FinancialQA(dspy.Module):
     """Answer questions about filings; see the module docstring for the flow.
 
     Call with ``question`` and either ``passages`` (gold context) or ``search`` (a
-    :class:`~filingqa.retrieval.handle.SearchHandle` over an index); ``company``
+    :class:`~filingqa.records.search_handle.SearchHandle` over an index); ``company``
     narrows the search; ``carried`` passages (earlier turns of a conversation) join the
     evidence buffer at low priority. Returns a ``dspy.Prediction`` with ``answer`` (text)
     and ``final`` (:class:`~filingqa.program.final_answer.FinalAnswer`).
@@ -93,7 +93,7 @@ class FinancialQA(dspy.Module):
     ``answer_forms`` chooses how the answer's form (computed, looked-up, span, list, count,
     yes/no, explanation) picks the path: ``"off"`` leaves PoT or CoT to the keyword rule,
     ``"guess"`` follows the wording's guess, ``"decide"`` asks the LM where the guess is
-    unsure (:class:`~filingqa.program.answer_form.AnswerFormDecision`).
+    unsure (:class:`~filingqa.program.answer_form_decision.AnswerFormDecision`).
     With ``worked_examples`` the program writer is shown the ``examples_per_question``
     nearest solved questions (:mod:`~filingqa.program.worked_examples`).
     """

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel
 
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
+from filingqa.records.search_handle import SearchHandle
 from filingqa.retrieval.fusion import reciprocal_rank_fusion
-from filingqa.retrieval.handle import SearchHandle
 from filingqa.signatures.hyde import WriteHypotheticalPassages
 from filingqa.signatures.rewrite import RewriteQuery
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from filingqa.checks.screening import ScreenedSearch, screen
+from filingqa.evidence.buffer import EvidenceBuffer
 from filingqa.lm.trace import Step, Trace
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence_buffer import EvidenceBuffer
-from filingqa.retrieval.handle import SearchHandle
+from filingqa.records import Passage
+from filingqa.records.search_handle import SearchHandle
 from filingqa.router.rule import RoutingDecision
 
 # Evidence priorities in the buffer: what fits the reasoning prompt comes highest first.

@@ -17,6 +17,7 @@ import dspy
 
 from filingqa.checks.answer_checks import automatic_checks
 from filingqa.checks.formulas import formula_note
+from filingqa.evidence.render import render, within_budget
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step
 from filingqa.program.draft import Draft
@@ -25,9 +26,8 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState
 from filingqa.program.verification import Verdict, Verifier
 from filingqa.program.worked_examples import WorkedExamples
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence import render, within_budget
-from filingqa.router.answer_form import names_computation
+from filingqa.records import Passage
+from filingqa.router.answer_form_guess import names_computation
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.extract import StateComputedAnswer
 

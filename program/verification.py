@@ -11,7 +11,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.checks.answer_checks import CheckReport, automatic_checks
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 from filingqa.sandbox.outcome import Answer
 from filingqa.signatures.verify import VerifyAnswer
 

@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from filingqa.core.config import home_dir
-from filingqa.datasets.records import QARecord
+from filingqa.records.documents import Document, Passage
+from filingqa.records.qa_record import QARecord
 from filingqa.retrieval.cover_page import pdf_first_pages
-from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.edge_store import META_FILE
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex, SearchFilters

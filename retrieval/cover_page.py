@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from filingqa.retrieval.documents import DocType
+from filingqa.records.documents import DocType
 from filingqa.retrieval.fiscal import DATE_RE, find_periods, match_date
 
 CoverReader = Callable[[Path], str]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.lexical import BM25Encoder, saturated_tf
 

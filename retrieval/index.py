@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf
 from tqdm import tqdm
 
-from filingqa.retrieval.documents import DocType, Document, Passage, PassageKind
+from filingqa.records.documents import DocType, Document, Passage, PassageKind
 from filingqa.retrieval.edge_store import EdgeStore
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
 from filingqa.core.cache import disk_cache
-from filingqa.datasets.records import QARecord, Table
+from filingqa.records.documents import Document, Passage
+from filingqa.records.qa_record import QARecord, Table
 from filingqa.retrieval.chunking import chunk_text
-from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
 from filingqa.retrieval.pdf import read_pdf as _read_pdf
 from filingqa.retrieval.sections import Section, assign_sections, parse_heading, parse_part

@@ -27,8 +27,8 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.core.config import home_dir
+from filingqa.records.documents import DocType, Document
 from filingqa.retrieval.cover_page import CoverPage, parse_cover_page
-from filingqa.retrieval.documents import DocType, Document
 from filingqa.retrieval.fiscal import (
     FiscalCalendar,
     FiscalSpan,

@@ -20,7 +20,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.datasets.records import Table
+from filingqa.records.qa_record import Table
 from filingqa.retrieval.sections import parse_heading, parse_part
 from filingqa.retrieval.tables import lead_in
 

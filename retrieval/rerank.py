@@ -25,9 +25,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
 from filingqa.core.config import home_dir
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval import lexicon
 from filingqa.retrieval.dedup import dedup
-from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.fusion import DEFAULT_K as RRF_K
 from filingqa.retrieval.lexical import tokenize
 from filingqa.retrieval.metadata import normalise_company

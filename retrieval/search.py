@@ -31,9 +31,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval import lexicon
 from filingqa.retrieval.corpus import default_index_dir, state_dir_for
-from filingqa.retrieval.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scores

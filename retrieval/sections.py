@@ -18,7 +18,7 @@ from statistics import median
 
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.datasets.records import Table
+from filingqa.records.qa_record import Table
 
 _ITEM = re.compile(
     r"^\s*(?:part\s+(?P<part>iv|i{1,3})\s*[,.:\-—–]?\s*)?"

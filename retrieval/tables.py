@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from filingqa.datasets.records import Table
+from filingqa.records.documents import Passage
+from filingqa.records.qa_record import Table
 from filingqa.retrieval.chunking import estimate_tokens
-from filingqa.retrieval.documents import Passage
 
 MAX_GROUP_TOKENS = 200  # estimated; leaves room under the 256-token window for the estimate
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from filingqa.signatures.answer_form import AnswerForm, Asks
+from filingqa.records.answer_form import AnswerForm, Asks
 
 _COMPUTATION = re.compile(
     r"\b(change|growth|grew|increase|decrease|ratio|margin|percent(age)?|average|total|"
@@ -40,7 +40,7 @@ ReasoningPath = Literal["pot", "cot", "quote", "decide"]
 class RoutingDecision(BaseModel):
     """The path for one question, and who decided it; with answer forms on, the form the
     answer takes and what a computed answer must state
-    (:mod:`~filingqa.router.answer_form`)."""
+    (:mod:`~filingqa.router.answer_form_guess`)."""
 
     path: ReasoningPath
     full_loop: bool

@@ -10,7 +10,7 @@ from filingqa.ask import (
     answer_with_search,
     format_answer,
 )
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 from filingqa.retrieval.search import FilingSearch, RankedPassage
 
 from .kit.passages import CASH_FLOW, MDNA, QUESTION

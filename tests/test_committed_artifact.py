@@ -8,9 +8,9 @@ import pytest
 import filingqa
 from filingqa.artifact import BackboneMismatch
 from filingqa.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
+from filingqa.evidence.plain_filing import split_filing
 from filingqa.models.registry import DEFAULT_LLM
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.evidence import split_filing
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 

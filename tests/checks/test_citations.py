@@ -1,5 +1,5 @@
 from filingqa.checks.citations import cite, program_numbers, untraced_numbers
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 
 def passage(pid: str, text: str, page: int = 1, kind: str = "table") -> Passage:

@@ -1,7 +1,7 @@
 import pytest
 
 from filingqa.checks.screening import WITHHELD, ScreenedSearch, is_instruction, screen, screen_text
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 TABLE = (
     "(In millions)\n| | 2024 |\n|---|---|\n"

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.datasets import QARecord, available_datasets, format_table, load_dataset
+from filingqa.datasets import available_datasets, format_table, load_dataset
 from filingqa.datasets.convfinqa import execute_turn_program
+from filingqa.records import QARecord
 
 pytestmark = pytest.mark.data
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from filingqa.datasets import Context, Evidence, Paragraph, QARecord, Table, Turn, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.datasets.parsing import classify_answer, parse_quantity
+from filingqa.records import Context, Evidence, Paragraph, QARecord, Table, Turn
 
 
 def make(**fields: object) -> QARecord:

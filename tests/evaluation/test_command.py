@@ -4,7 +4,6 @@ from pathlib import Path
 import pytest
 from dspy.utils import DummyLM
 
-from filingqa.datasets.records import QARecord
 from filingqa.evaluation.command import (
     EvalSettings,
     check_index,
@@ -19,6 +18,7 @@ from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
 from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import format_by_answer_type, format_table, summarize
+from filingqa.records.qa_record import QARecord
 
 from ..kit.data import judged_row, write_financebench
 from ..kit.passages import ListSearch

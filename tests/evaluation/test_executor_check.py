@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from filingqa.datasets import QARecord
 from filingqa.datasets.convfinqa import turn_program_to_python
 from filingqa.datasets.finqa import finqa_program_to_python
 from filingqa.evaluation.executor_check import (
@@ -15,6 +14,7 @@ from filingqa.evaluation.executor_check import (
     missed_by,
 )
 from filingqa.metrics.judge import StrictJudge
+from filingqa.records import QARecord
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from pathlib import Path
 import dspy
 import pytest
 
-from filingqa.datasets.records import Context, Evidence, Page, QARecord
 from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
+from filingqa.records.qa_record import Context, Evidence, Page, QARecord
 from filingqa.retrieval.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 from filingqa.router.rule import loop_router

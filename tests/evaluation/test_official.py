@@ -1,7 +1,7 @@
 import pytest
 
-from filingqa.datasets.records import QARecord
 from filingqa.evaluation.official import official_scores
+from filingqa.records.qa_record import QARecord
 
 
 def tatqa(value: float | list[str], scale: str, kind: str) -> QARecord:

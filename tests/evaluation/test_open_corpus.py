@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.datasets.records import Evidence, QARecord
 from filingqa.evaluation.open_corpus import (
     IndexMissingError,
     RecordingSearch,
@@ -18,6 +17,7 @@ from filingqa.evaluation.open_corpus import (
     pages,
     require_index,
 )
+from filingqa.records.qa_record import Evidence, QARecord
 
 from ..kit.passages import CASH_FLOW, CORPUS, MDNA, OTHER, ListSearch
 

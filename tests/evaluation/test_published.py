@@ -1,7 +1,6 @@
 import json
 from pathlib import Path
 
-from filingqa.datasets.records import QARecord
 from filingqa.evaluation.command import EvalSettings, run_evaluation
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.evaluation.published import (
@@ -11,6 +10,7 @@ from filingqa.evaluation.published import (
     write_published,
 )
 from filingqa.evaluation.runner import Row, read_rows
+from filingqa.records.qa_record import QARecord
 
 from ..kit.data import judged_row, write_financebench
 from ..kit.passages import QUESTION, ListSearch

@@ -1,7 +1,7 @@
 import pytest
 
-from filingqa.datasets.records import QARecord
 from filingqa.evaluation.question_types import question_type
+from filingqa.records.qa_record import QARecord
 
 
 def record(dataset: str, meta: dict[str, str], program: str | None = None) -> QARecord:

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filingqa.datasets.records import Context, Evidence, Paragraph, QARecord, Table
 from filingqa.evaluation.retrieval import (
     SETTING_OPTIONS,
     SETTINGS,
@@ -34,7 +33,8 @@ from filingqa.evaluation.retrieval_gold import (
     retrieval_benchmark,
 )
 from filingqa.evaluation.scale_latency import ScaleLatency
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
+from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex
 from filingqa.retrieval.ingest import context_passages
@@ -327,7 +327,7 @@ def test_a_setting_runs_through_the_search_pipeline(tmp_path: Path) -> None:
         passage("D:p4:text1", "Employees numbered 900.", page=4),
         passage("E:p1:text1", "Litigation remains pending.", doc="E"),
     ]
-    from filingqa.retrieval.documents import Document
+    from filingqa.records.documents import Document
 
     index = PassageIndex.open(":memory:", concept_embedder())
     index.add(passages, [Document(doc_id="D"), Document(doc_id="E")], progress=False)

@@ -6,10 +6,10 @@ import pytest
 from dspy.lm15 import Usage
 from dspy.utils import DummyLM
 
-from filingqa.datasets.records import Context, Paragraph, QARecord, Table
 from filingqa.evaluation.modes import ModeAnswer
 from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.metrics.judge import StrictJudge, Verdict
+from filingqa.records.qa_record import Context, Paragraph, QARecord, Table
 
 from ..kit.lm import FakeEngine, in_order
 from ..kit.replies import fenced

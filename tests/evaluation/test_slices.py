@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.evaluation.slice_making import (
     ALL_QUESTIONS,
     SliceRecipe,
@@ -26,6 +26,7 @@ from filingqa.evaluation.slices import (
     select_slice,
     slice_dir,
 )
+from filingqa.records import QARecord
 
 from .slice_fakes import synthetic_slice, use_slices
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 
 def passage(pid: str, text: str) -> Passage:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 from .passages import CASH_FLOW, OTHER, ListSearch, passage
 

@@ -21,6 +21,7 @@ from dspy.utils.exceptions import LMError
 
 import filingqa.program.pot as pot_program
 import filingqa.signatures.pot as pot_signatures
+from filingqa.evidence.render import render
 from filingqa.lm.code_adapter import FencedCodeAdapter
 from filingqa.lm.evidence_first import (
     EXAMPLES_FIELD,
@@ -32,7 +33,6 @@ from filingqa.lm.evidence_first import (
 from filingqa.lm.llama_engine import chat_messages
 from filingqa.program.curation import passage_list
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.evidence import render
 from filingqa.signatures.pot import RepairProgram, ReviseProgram, WriteProgram
 from filingqa.signatures.verify import VerifyAnswer
 

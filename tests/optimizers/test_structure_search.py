@@ -8,7 +8,7 @@ from pathlib import Path
 import dspy
 import pytest
 
-from filingqa.datasets import QARecord, load_dataset
+from filingqa.datasets import load_dataset
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.structure_search import (
     ScoredStructure,
@@ -21,6 +21,7 @@ from filingqa.optimizers.structure_search import (
 )
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExample, WorkedExamples
+from filingqa.records import QARecord
 
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, rule_lm, write_data_dir

@@ -30,7 +30,7 @@ from filingqa.optimizers.train_reranker import (
     train_reranker,
     training_cost,
 )
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex
 from filingqa.retrieval.lexical import tokenize

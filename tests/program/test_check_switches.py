@@ -13,7 +13,7 @@ import pytest
 from filingqa.artifacts.compiled import read_program
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 from ..kit.lm import FakeEngine, Rule, marker_lm
 from ..kit.passages import CASH_FLOW, MDNA, PENSIONS

@@ -2,8 +2,8 @@ import json
 
 import dspy
 
+from filingqa.evidence.render import render
 from filingqa.program.curation import OUTPUT_TOKENS, Curator, passage_list
-from filingqa.retrieval.evidence import render
 
 from ..kit.passages import passage
 

@@ -4,7 +4,7 @@ import dspy
 import pytest
 
 from filingqa.program.multi_hyde import MultiHydeRetriever
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 from ..kit.passages import passage
 

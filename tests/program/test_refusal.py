@@ -3,8 +3,9 @@ import json
 import dspy
 import pytest
 
-from filingqa.checks.refusal import is_refusal, unsupported_numbers
+from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.program.anti_refusal import AntiRefusal
+from filingqa.records.refusal import is_refusal
 
 EVIDENCE = "Net revenue was $4,186.3 million in fiscal 2024 and $3,902.7 million in 2023."
 

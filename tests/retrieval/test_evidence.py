@@ -1,5 +1,6 @@
 from filingqa.ask import sample_filing
-from filingqa.retrieval.evidence import render, select, split_filing
+from filingqa.evidence.plain_filing import select, split_filing
+from filingqa.evidence.render import render
 
 FILING = (
     "ACME CORP\nAnnual report\n\fItem 7. MD&A\n\nRevenue grew on strong demand.\n\n"

@@ -1,7 +1,7 @@
 import pytest
 
-from filingqa.retrieval import Passage
-from filingqa.retrieval.evidence_buffer import EvidenceBuffer
+from filingqa.evidence.buffer import EvidenceBuffer
+from filingqa.records import Passage
 
 
 def passage(pid: str, size: int = 10) -> Passage:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 from filingqa.retrieval.hit_scores import (
     bm25,
     dense_scores,

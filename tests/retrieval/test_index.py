@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.edge_store import EdgeStore
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import (
@@ -352,7 +352,7 @@ def test_interrupted_add_resumes_without_duplicates_or_loss(engine: str, tmp_pat
 KILLED_RUN = """
 import os, signal, sys
 import numpy as np
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.embedder import Embedder
 from filingqa.retrieval.index import PassageIndex
 

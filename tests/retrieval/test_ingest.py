@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.datasets.records import Context, Paragraph, QARecord, Table
+from filingqa.records.documents import Document
+from filingqa.records.qa_record import Context, Paragraph, QARecord, Table
 from filingqa.retrieval import ingest as ingest_module
-from filingqa.retrieval.documents import Document
 from filingqa.retrieval.ingest import (
     IngestedDocument,
     IngestFailure,

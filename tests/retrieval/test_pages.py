@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from filingqa.retrieval.documents import Passage
+from filingqa.records.documents import Passage
 from filingqa.retrieval.index import Match
 from filingqa.retrieval.pages import by_page, page_key, page_order, round_robin, spread_pages
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.datasets.records import Table
+from filingqa.records.qa_record import Table
 from filingqa.retrieval.pdf import PageContent, UnreadableDocument, read_pdf
 
 from .pdf_fixtures import write_fixtures

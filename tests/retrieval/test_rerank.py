@@ -10,7 +10,7 @@ import lightgbm
 import numpy as np
 import pytest
 
-from filingqa.retrieval.documents import Document, Passage
+from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.rerank import (
     FEATURE_NAMES,
     FEATURES_FILE,

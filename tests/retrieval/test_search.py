@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.records.documents import Passage
+from filingqa.records.search_handle import SearchHandle
 from filingqa.retrieval.corpus import build_index
-from filingqa.retrieval.documents import Passage
-from filingqa.retrieval.handle import SearchHandle
 from filingqa.retrieval.index import PassageIndex, SearchFilters
 from filingqa.retrieval.metadata import MetadataStore
 from filingqa.retrieval.rerank import Candidate, Reranker

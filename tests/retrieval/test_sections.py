@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from filingqa.datasets.records import Table
+from filingqa.records.qa_record import Table
 from filingqa.retrieval.sections import assign_sections, is_contents, parse_heading, parse_part
 
 CONTENTS = (

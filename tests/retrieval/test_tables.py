@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from filingqa.datasets.records import Table
+from filingqa.records.qa_record import Table
 from filingqa.retrieval.chunking import estimate_tokens
 from filingqa.retrieval.tables import (
     clean_rows,

@@ -11,9 +11,10 @@ import pytest
 from filingqa.ask import answer_with_search, checked_question
 from filingqa.checks.inputs import MAX_QUESTION_CHARS
 from filingqa.core.numbers import parse_number
+from filingqa.evidence.plain_filing import split_filing
+from filingqa.evidence.render import render
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.evidence import render, split_filing
 
 from ..kit.lm import marker_lm
 from ..kit.passages import CASH_FLOW, FCF, MDNA, ListSearch, passage

@@ -19,9 +19,9 @@ from filingqa.evaluation.injection import (
     same_answer,
     scripted_lm,
 )
+from filingqa.evidence.render import EVIDENCE_END, render
 from filingqa.program.final_answer import WITHHELD
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.evidence import EVIDENCE_END, render
 
 from ..kit.lm import marker_lm
 from ..kit.replies import AMBIGUITY, COT, NO_AMBIGUITY, WRITE, fenced

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import dspy
 import pytest
 
-from filingqa.checks.refusal import unsupported_numbers
+from filingqa.checks.unsupported_numbers import unsupported_numbers
+from filingqa.evidence.render import render
 from filingqa.program.final_answer import FinalAnswer
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.evidence import render
 
 from ..kit.lm import FAULTS, FaultName, Injection, Rule, marker_lm
 from ..kit.passages import CASH_FLOW, FCF, MDNA, ListSearch, passage

@@ -1,6 +1,6 @@
 import pytest
 
-from filingqa.router.answer_form import guess_answer_form
+from filingqa.router.answer_form_guess import guess_answer_form
 
 # (question, form, confident, asks): one row per question form the guess knows
 FORMS: list[tuple[str, str, bool, str]] = [

@@ -1,27 +1,14 @@
-"""Refusals and unsupported numbers: whether an answer refuses, and which of its numbers
-neither the evidence nor the executed program holds."""
+"""Unsupported numbers: the numbers of an answer that neither the evidence nor the executed
+program holds."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from filingqa.core.numbers import extract_numbers
 
-_REFUSAL = re.compile(
-    r"cannot (be )?(determine|determined|calculate|calculated|answer|answered|find|found)|"
-    r"can't (determine|calculate|answer|find)|unable to|"
-    r"\bnot (provided|available|disclosed|stated|given|mentioned|included|specified|found)\b|"
-    r"insufficient (information|data|evidence)|no (information|data) (is )?(available|provided)",
-    re.IGNORECASE,
-)
 # Years, small counts and percentages-of-100 are not figures a reviewer could invent.
 _SMALL = 12
-
-
-def is_refusal(text: str) -> bool:
-    """Whether ``text`` refuses to answer (or is empty)."""
-    return not text.strip() or bool(_REFUSAL.search(text))
 
 
 def unsupported_numbers(text: str, evidence: str, computed: Sequence[float] = ()) -> list[float]:

@@ -7,7 +7,7 @@ income exceed $30,000?"), which is computed; a yes/no question is decided by a f
 passage; an explanation is a short answer in words. The guess is *confident* when the
 wording says so outright ("how many segments …", "… in 2019 and 2018 respectively",
 "why …"); otherwise a typed signature may decide
-(:class:`~filingqa.signatures.answer_form.DecideAnswerForm`).
+(:class:`~filingqa.signatures.decide_answer_form.DecideAnswerForm`).
 
 Two wordings also shape how a computed answer is stated: a question that asks for a
 direction ("improved or declined?") wants the word with the figure, and one that asks which
@@ -20,8 +20,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.records.answer_form import AnswerForm, Asks
 from filingqa.router.rule import ReasoningPath, RoutingDecision
-from filingqa.signatures.answer_form import AnswerForm, Asks
 
 _EXPLANATION = re.compile(
     r"^\s*(why\b|explain|describe|summari[sz]e|discuss|how (does|do|did|has|have|is|are|was|were)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from filingqa.retrieval import Passage
+from filingqa.records import Passage
 
 
 class EvidenceBuffer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from filingqa.retrieval import Passage
+from filingqa.records.documents import Passage
 
 
 class SearchHandle(Protocol):

@@ -1,5 +1,6 @@
-"""The answer form of a question: the wording's first guess (:mod:`~filingqa.router.answer_form`)
-and, where the wording leaves it open, the LM's decision over the evidence."""
+"""The answer form of a question: the wording's first guess
+(:mod:`~filingqa.router.answer_form_guess`) and, where the wording leaves it open, the LM's
+decision over the evidence."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from typing import Literal
 import dspy
 
 from filingqa.checks.formulas import unstated_metrics
+from filingqa.evidence.render import render, within_budget
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.question_state import QuestionState
-from filingqa.retrieval.evidence import render, within_budget
-from filingqa.router.answer_form import guess_answer_form, with_form
+from filingqa.records.answer_form import AnswerForm
+from filingqa.router.answer_form_guess import guess_answer_form, with_form
 from filingqa.router.rule import RoutingDecision
-from filingqa.signatures.answer_form import AnswerForm, DecideAnswerForm
+from filingqa.signatures.decide_answer_form import DecideAnswerForm
 
 FormChoice = Literal["off", "guess", "decide"]
 """How the form is chosen: not at all (PoT or CoT by the keyword rule), by the wording's

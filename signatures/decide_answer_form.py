@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import dspy
 
-AnswerForm = Literal["computed", "looked_up", "span", "list", "count", "yes_no", "explanation"]
-Asks = Literal["value", "direction", "choice"]
-"""What a computed answer must state: the value, a direction with it, or the winner's name."""
+from filingqa.records.answer_form import AnswerForm
 
 
 class DecideAnswerForm(dspy.Signature):

@@ -1,0 +1,7 @@
+"""Evidence: the passages one question reads, as the LM reads them.
+
+Rendered under plain page headers and fitted to the evidence budget (:mod:`.render`),
+gathered across the reasoning loop's rounds in a bounded buffer (:mod:`.buffer`), or taken
+from a plain-text filing (:mod:`.plain_filing`). Retrieval finds passages; this room shapes
+what the model and the checks see of them.
+"""

@@ -1,0 +1,18 @@
+"""The refusal classification: whether an answer declines to answer (or is empty)."""
+
+from __future__ import annotations
+
+import re
+
+_REFUSAL = re.compile(
+    r"cannot (be )?(determine|determined|calculate|calculated|answer|answered|find|found)|"
+    r"can't (determine|calculate|answer|find)|unable to|"
+    r"\bnot (provided|available|disclosed|stated|given|mentioned|included|specified|found)\b|"
+    r"insufficient (information|data|evidence)|no (information|data) (is )?(available|provided)",
+    re.IGNORECASE,
+)
+
+
+def is_refusal(text: str) -> bool:
+    """Whether ``text`` refuses to answer (or is empty)."""
+    return not text.strip() or bool(_REFUSAL.search(text))
