@@ -14,7 +14,7 @@ from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.search.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 from filingqa.router.rule import RoutingDecision, loop_router
 

@@ -16,7 +16,7 @@ from filingqa.datasets import load_dataset
 from filingqa.datasets.base import DatasetError
 from filingqa.datasets.registry import split_hashes
 from filingqa.program.worked_examples import WorkedExample, WorkedExamples
-from filingqa.retrieval.embedder import Embedder
+from filingqa.retrieval.index.embedder import Embedder
 
 POOL_FILE = "worked_examples.json"
 

@@ -27,7 +27,7 @@ import numpy as np
 from filingqa.evaluation.retrieval import ensure_index
 from filingqa.evaluation.retrieval_gold import financebench_queries
 from filingqa.models.registry import DEFAULT_EMBEDDING
-from filingqa.retrieval.search import FilingSearch
+from filingqa.retrieval.search.pipeline import FilingSearch
 
 PAIRS = (5, 10, 20)
 BATCH = 16

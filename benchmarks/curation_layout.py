@@ -39,7 +39,7 @@ from filingqa.lm.trace import Trace
 from filingqa.models.store import ensure_llm
 from filingqa.program.curation import OUTPUT_TOKENS, Curator
 from filingqa.records import Passage, QARecord
-from filingqa.retrieval.search import FilingSearch
+from filingqa.retrieval.search.pipeline import FilingSearch
 
 SLICE = "financebench-dev-tuning"
 CANDIDATES = 8

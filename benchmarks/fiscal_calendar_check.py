@@ -1,6 +1,6 @@
 """Fiscal calendar check: metadata and fiscal calendars for every FinanceBench document.
 
-Builds :mod:`filingqa.retrieval.metadata` records from the document information plus the
+Builds :mod:`filingqa.retrieval.ingest.metadata` records from the document information plus the
 cover pages (first 3 pages) of the PDFs that are present; for a document without a PDF, dev
 evidence pages 0-2 stand in for its cover when the questions quote them. Prints, per
 company, the inferred fiscal-year-end month and how it was derived; how many documents got
@@ -23,16 +23,15 @@ from collections import Counter
 from pathlib import Path
 
 from filingqa.core.config import data_dir as resolve_data_dir
-from filingqa.retrieval.cover_page import read_cover_texts
-from filingqa.retrieval.fiscal import FiscalCalendar, fiscal_period_of
-from filingqa.retrieval.metadata import (
+from filingqa.retrieval.ingest.cover_page import read_cover_texts
+from filingqa.retrieval.ingest.metadata import (
     DocumentRecord,
-    MetadataStore,
     build_records,
-    default_store_dir,
     load_document_info,
     parse_doc_name,
 )
+from filingqa.retrieval.ingest.metadata_store import MetadataStore, default_store_dir
+from filingqa.retrieval.vocabulary.fiscal import FiscalCalendar, fiscal_period_of
 
 DEFAULT_JSON = Path(__file__).resolve().parents[1] / "results" / "fiscal_calendar.json"
 COVER_PAGES = 3

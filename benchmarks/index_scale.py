@@ -44,9 +44,10 @@ from filingqa.evaluation.scale_latency import SEARCH_K as K
 from filingqa.evaluation.scale_latency import percentiles, scale_run, timed
 from filingqa.evaluation.synthetic_filings import documents, passages, queries
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex, SearchFilters
-from filingqa.retrieval.lexical import BM25Encoder, tokenize
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.index.lexical import BM25Encoder, tokenize
+from filingqa.retrieval.index.passage_index import PassageIndex
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = REPO / "results" / "index_scale.json"

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from filingqa.core.config import data_dir as resolve_data_dir
-from filingqa.retrieval.ingest import IngestFailure, ingest_many, read_pages
-from filingqa.retrieval.pdf import PageContent
+from filingqa.retrieval.ingest.filings import IngestFailure, ingest_many, read_pages
+from filingqa.retrieval.ingest.pdf import PageContent
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "ingest_speed.json"
 _KEY_NUMBER = re.compile(r"\d[\d,]*\.\d+|\d[\d,]{2,}\d|\d{3,}")

@@ -32,10 +32,11 @@ from filingqa.optimizers.train_reranker import (
     DEFAULT_TRAIN_SPECS,
     TRAINING_SEARCH,
 )
-from filingqa.retrieval.ingest import document_from_name
-from filingqa.retrieval.pages import page_key, spread_pages
-from filingqa.retrieval.rerank import Candidate, Reranker
-from filingqa.retrieval.search import FilingSearch, SearchSettings, load_reranker
+from filingqa.retrieval.ingest.filings import document_from_name
+from filingqa.retrieval.search.pages import page_key, spread_pages
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings, load_reranker
+from filingqa.retrieval.search.rerank import Reranker
+from filingqa.retrieval.search.rerank_features import Candidate
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "retrieval_financebench_cv.json"
 KS = (1, 5, 10)

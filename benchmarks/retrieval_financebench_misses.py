@@ -19,9 +19,9 @@ from pathlib import Path
 
 from filingqa.evaluation.retrieval import ensure_index, reranker_dir
 from filingqa.evaluation.retrieval_gold import EvalQuery, financebench_queries
-from filingqa.retrieval import lexicon
-from filingqa.retrieval.pages import by_page, page_order
-from filingqa.retrieval.search import FilingSearch
+from filingqa.retrieval.search.pages import by_page, page_order
+from filingqa.retrieval.search.pipeline import FilingSearch
+from filingqa.retrieval.vocabulary import lexicon
 
 DEPTHS = (100, 200)
 

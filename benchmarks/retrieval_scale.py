@@ -4,7 +4,7 @@ The index is :mod:`filingqa.evaluation.synthetic_filings`' corpus (60 companies 
 10-K and 10-Q table and MD&A passages, random 384-d passage vectors), built once under
 ``FILINGQA_HOME/indexes/scale-<n>`` and reused; queries are its questions, embedded by the
 real MiniLM (uncached, so its cost is in the timing). Each setting runs
-:class:`~filingqa.retrieval.search.FilingSearch` as ``filingqa eval --mode retrieval`` does
+:class:`~filingqa.retrieval.search.pipeline.FilingSearch` as ``filingqa eval --mode retrieval`` does
 (no metadata store: the synthetic filings have none, so ``hybrid+filters`` equals
 ``hybrid``); the reranker is the default artifact. Wall time is at the mercy of other load
 on the machine; CPU time (``cpu_p50``, all threads of this process) is what a query costs.
@@ -27,10 +27,10 @@ from pathlib import Path
 
 from filingqa.evaluation import synthetic_filings as synthetic
 from filingqa.evaluation.retrieval import SETTING_OPTIONS, SETTINGS, percentile
-from filingqa.retrieval.corpus import default_index_dir
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex
-from filingqa.retrieval.search import FilingSearch, SearchSettings, load_reranker
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.locations import default_index_dir
+from filingqa.retrieval.index.passage_index import PassageIndex
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings, load_reranker
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "retrieval_scale.json"
 WARMUP = 10

@@ -28,7 +28,7 @@ from filingqa.optimizers.train_reranker import (
     DEFAULT_TRAIN_SPECS,
     train_reranker,
 )
-from filingqa.retrieval.rerank import (
+from filingqa.retrieval.search.rerank import (
     FEATURES_FILE,
     MODEL_FILE,
     TRAINING_FILE,

@@ -20,7 +20,7 @@ from filingqa.checks.screening import screen
 from filingqa.core.config import data_dir as resolve_data_dir
 from filingqa.datasets import load_dataset
 from filingqa.records import Passage
-from filingqa.retrieval.ingest import (
+from filingqa.retrieval.ingest.filings import (
     context_passages,
     document_from_name,
     page_passages,

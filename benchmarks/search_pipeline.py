@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from filingqa.datasets import load_dataset
-from filingqa.retrieval.corpus import default_index_dir
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.search import QUERY_THREADS, FilingSearch
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.locations import default_index_dir
+from filingqa.retrieval.search.pipeline import QUERY_THREADS, FilingSearch
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "search_pipeline.json"
 SETTINGS: dict[str, dict[str, Any]] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from filingqa.checks.table_rows import table_rows
-from filingqa.retrieval import lexicon
+from filingqa.retrieval.vocabulary import lexicon
 
 _AVERAGE = re.compile(r"\baverage\b(?!\s+(?:\w+\s+){0,4}?per\b)", re.IGNORECASE)
 _CHANGE = re.compile(r"\b(?:change|increase|decrease|difference)\b", re.IGNORECASE)

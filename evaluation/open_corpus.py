@@ -16,7 +16,7 @@ from typing import Literal
 from filingqa.datasets.registry import parse_spec
 from filingqa.records import Passage, QARecord
 from filingqa.records.search_handle import SearchHandle
-from filingqa.retrieval.corpus import IndexMissingError, index_built
+from filingqa.retrieval.index.locations import IndexMissingError, index_built
 
 Context = Literal["gold", "retrieved"]
 PageRef = tuple[str, int]
@@ -74,7 +74,8 @@ def index_spec(spec: str) -> str:
 
 def index_location(corpus: str, index: Path | None = None) -> Path:
     """``index``, else where ``filingqa index --dataset <corpus>`` puts its index."""
-    from filingqa.retrieval.corpus import dataset_index_name, default_index_dir
+    from filingqa.evaluation.corpora import dataset_index_name
+    from filingqa.retrieval.index.locations import default_index_dir
 
     return index or default_index_dir(dataset_index_name(corpus))
 
@@ -99,7 +100,7 @@ def open_corpus(spec: str, index: Path | None = None) -> Iterator[OpenCorpus]:
     Raises:
         IndexMissingError: see :func:`require_index`.
     """
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
     search = FilingSearch.open(require_index(index_spec(spec), index))
     try:

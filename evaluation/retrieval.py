@@ -1,6 +1,6 @@
 """``filingqa eval --mode retrieval``: search quality of each pipeline stage on a split, no LM.
 
-Every setting runs the product's :class:`~filingqa.retrieval.search.FilingSearch` over the
+Every setting runs the product's :class:`~filingqa.retrieval.search.pipeline.FilingSearch` over the
 split's whole corpus indexed together (built once under ``FILINGQA_HOME/indexes``, reused
 after), each adding one stage to the previous: ``bm25``, ``dense``, ``hybrid``,
 ``hybrid+filters`` (company/period scope from the question), ``+hierarchical`` (top
@@ -34,8 +34,13 @@ from filingqa.evaluation.retrieval_gold import (
 )
 from filingqa.evaluation.scale_latency import ScaleLatency, scale_latency
 from filingqa.records.documents import Passage
-from filingqa.retrieval.rerank import MODEL_FILE, TRAINING_FILE, Reranker, default_artifact_dir
-from filingqa.retrieval.search import SearchSettings, default_reranker_dir, load_reranker
+from filingqa.retrieval.search.pipeline import SearchSettings, default_reranker_dir, load_reranker
+from filingqa.retrieval.search.rerank import (
+    MODEL_FILE,
+    TRAINING_FILE,
+    Reranker,
+    default_artifact_dir,
+)
 
 SETTINGS: tuple[str, ...] = (
     "bm25",
@@ -68,7 +73,7 @@ SETTING_OPTIONS: dict[str, dict[str, object]] = {
     "+pages": {"rerank": False},
     "+reranker": {},
 }
-"""The :class:`~filingqa.retrieval.search.SearchSettings` changes of each setting (from the
+"""The :class:`~filingqa.retrieval.search.pipeline.SearchSettings` changes of each setting (from the
 defaults, which are ``+reranker``)."""
 RERANKED = "+reranker"
 
@@ -166,12 +171,12 @@ def ensure_index(
 ) -> IndexStats:
     """Build (or complete) the index of ``corpus`` at ``location`` (default: the corpus's
     default directory)."""
-    from filingqa.retrieval.corpus import build_index, dataset_index_name, default_index_dir
+    from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
+    from filingqa.retrieval.index.build import build_index
+    from filingqa.retrieval.index.locations import default_index_dir
 
     location = location or default_index_dir(dataset_index_name(corpus))
-    report = build_index(
-        location, dataset=corpus, data_dir=Path(data_dir) if data_dir else None, progress=progress
-    )
+    report = build_index(location, corpus=dataset_corpus(corpus, data_dir), progress=progress)
     record = location.parent / f"{location.name}.build.json"
     if report.written and not report.resumed:
         record.write_text(json.dumps({"seconds": report.seconds, "passages": report.passages}))
@@ -224,12 +229,12 @@ def evaluate_setting(
 
 def reranker_dir(questions: str) -> Path:
     """The reranker to score on the questions of ``questions`` (a split spec): the one search
-    loads by default (:func:`~filingqa.retrieval.search.default_reranker_dir`), unless it
+    loads by default (:func:`~filingqa.retrieval.search.pipeline.default_reranker_dir`), unless it
     was trained on that very split; then its held-out sibling ``<name>-without-<split>``
     (trained without it) where one was trained, next to it or under ``FILINGQA_HOME``, so no
     score comes from a model that saw its questions. Without a sibling it stays, with a
     warning that its scores are optimistic."""
-    from filingqa.retrieval.corpus import dataset_index_name
+    from filingqa.evaluation.corpora import dataset_index_name
 
     default = default_reranker_dir()
     report = training_report(default)
@@ -289,7 +294,7 @@ def run_retrieval_evaluation(
     Raises:
         ValueError: an unknown dataset or setting, or a split without gold.
     """
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
     benchmark = retrieval_benchmark(dataset)
     names = check_settings(settings)

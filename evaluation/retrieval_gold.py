@@ -30,7 +30,7 @@ from filingqa.datasets.finqa import finqa_number
 from filingqa.datasets.registry import load_dataset
 from filingqa.records.documents import Passage, PassageKind
 from filingqa.records.qa_record import QARecord
-from filingqa.retrieval.lexical import tokenize
+from filingqa.retrieval.index.lexical import tokenize
 
 Metric = Literal["hit", "recall"]
 FINANCEBENCH_CORPUS = "financebench"
@@ -174,10 +174,10 @@ def financebench_queries(
 
 def record_targets(record: QARecord) -> tuple[Target, ...]:
     """A FinQA / TAT-QA record's gold as targets on the passages its context is indexed as
-    (:func:`~filingqa.retrieval.ingest.context_passages`): a gold table row is a terms
+    (:func:`~filingqa.retrieval.ingest.filings.context_passages`): a gold table row is a terms
     target (the table passage or row group holding it), a gold paragraph its passage unit,
     and table evidence without rows (TAT-QA) the first table's unit."""
-    from filingqa.retrieval.ingest import context_passages
+    from filingqa.retrieval.ingest.filings import context_passages
 
     passages = context_passages(record)
     if not passages or record.context is None:

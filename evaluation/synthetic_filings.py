@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import numpy as np
 
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import SearchFilters
-from filingqa.retrieval.search import QUERY_THREADS
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.search.pipeline import QUERY_THREADS
 
 DIM = 384
 YEARS = range(2015, 2025)

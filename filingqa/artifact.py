@@ -34,7 +34,7 @@ def load(
     compiled for, with a :class:`BackboneMismatch` warning when they differ; without it the
     artifact's own backbone is loaded. The backbone becomes DSPy's default LM with the
     adapter it parses best with. The returned program carries ``manifest`` and, when the
-    artifact has one, ``reranker`` (a :class:`~filingqa.retrieval.rerank.Reranker` for the
+    artifact has one, ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the
     search pipeline).
 
     Raises:

@@ -32,7 +32,7 @@ from filingqa.records.search_handle import SearchHandle
 from filingqa.sandbox import ExecutionResult
 
 if TYPE_CHECKING:
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
 DEFAULT_INDEX = "default"  # what `filingqa index PATH...` builds
 SAMPLE_DOC = "NORTHWIND_2024_10K"
@@ -115,7 +115,7 @@ def ask_index(name_or_dir: str | None = None) -> Path:
     Raises:
         IndexMissingError: nothing is built there; the message names the command that builds it.
     """
-    from filingqa.retrieval.corpus import IndexMissingError, default_index_dir, index_built
+    from filingqa.retrieval.index.locations import IndexMissingError, default_index_dir, index_built
 
     name = name_or_dir or DEFAULT_INDEX
     named = Path(name).is_dir() is False and len(Path(name).parts) == 1
@@ -161,7 +161,7 @@ def answer_over_index(
 ) -> FilingAnswer:
     """Answer ``question`` over the index at ``index``, within ``doc_ids`` when given, else
     narrowed to ``company`` when given (see :func:`answer_with_search`)."""
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
     with closing(FilingSearch.open(index)) as search:
         handle = DocumentSearch(search, list(doc_ids)) if doc_ids else search

@@ -494,12 +494,9 @@ def _run_data_list(args: argparse.Namespace) -> int:
 
 
 def _run_index(args: argparse.Namespace) -> int:
-    from filingqa.retrieval.corpus import (
-        build_index,
-        dataset_index_name,
-        default_index_dir,
-        format_report,
-    )
+    from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
+    from filingqa.retrieval.index.build import build_index, format_report
+    from filingqa.retrieval.index.locations import default_index_dir
 
     if bool(args.paths) == bool(args.dataset):
         raise ValueError("give files or folders to index, or --dataset, not both")
@@ -507,8 +504,7 @@ def _run_index(args: argparse.Namespace) -> int:
     report = build_index(
         args.qdrant_url or args.index or default,
         paths=args.paths,
-        dataset=args.dataset,
-        data_dir=args.data_dir,
+        corpus=dataset_corpus(args.dataset, args.data_dir) if args.dataset else None,
         progress=not args.quiet,
     )
     print(format_report(report))

@@ -78,8 +78,8 @@ from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import QARecord
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.rerank import TRAINING_FILE
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.search.rerank import TRAINING_FILE
 from filingqa.router.rule import LoopPolicy, loop_router, route_by_rule
 from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from filingqa.optimizers.reranker_fit import TrainParams, fit
 from filingqa.optimizers.reranker_groups import Group
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.search.rerank import Reranker
 
 CUTOFFS = (5, 10)
 

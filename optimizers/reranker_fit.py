@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.optimizers.reranker_groups import Group
-from filingqa.retrieval.rerank import FEATURE_NAMES
+from filingqa.retrieval.search.rerank_features import FEATURE_NAMES
 
 if TYPE_CHECKING:
     import lightgbm

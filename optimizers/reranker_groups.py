@@ -2,7 +2,7 @@
 
 A training split is indexed as ``filingqa index --dataset`` indexes it (built once under
 ``FILINGQA_HOME/indexes``, reused after) and each of its questions is searched by the
-product's :class:`~filingqa.retrieval.search.FilingSearch`. The candidates the pipeline
+product's :class:`~filingqa.retrieval.search.pipeline.FilingSearch`. The candidates the pipeline
 hands its reranker, kept by :class:`CandidateRecorder` with the query analysis they are
 scored under, form one LambdaRank group; those satisfying one of the question's gold
 targets (a gold fact, paragraph or table) are its positives.
@@ -24,11 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.datasets.registry import load_dataset
 from filingqa.records.qa_record import QARecord
-from filingqa.retrieval.rerank import Candidate, QueryInfo, Reranker, feature_matrix
+from filingqa.retrieval.search.rerank import Reranker
+from filingqa.retrieval.search.rerank_features import Candidate, QueryInfo, feature_matrix
 
 if TYPE_CHECKING:
     from filingqa.evaluation.retrieval_gold import EvalQuery
-    from filingqa.retrieval.search import FilingSearch, SearchSettings
+    from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
 
 
 class DataLeakError(ValueError):
@@ -91,7 +92,7 @@ def search_groups(queries: Sequence[EvalQuery], search: FilingSearch) -> list[Gr
     """One group per query from the candidates ``search`` (its reranker stage on) reranks,
     labelled 1 where a candidate satisfies one of the query's targets; queries without a
     positive candidate are left out."""
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
     recorder = CandidateRecorder()
     settings = search.settings.model_copy(update={"rerank": True})
@@ -137,7 +138,7 @@ def split_groups(
     """
     from filingqa.evaluation.retrieval import ensure_index
     from filingqa.evaluation.retrieval_gold import dataset_queries
-    from filingqa.retrieval.search import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch
 
     check_hygiene(load_dataset(spec, data_dir), evaluated)
     queries = dataset_queries(spec, data_dir)

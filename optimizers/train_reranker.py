@@ -21,18 +21,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.datasets.registry import split_hashes
+from filingqa.evaluation.corpora import dataset_index_name
 from filingqa.optimizers.budget import StageCost
 from filingqa.optimizers.reranker_cv import FoldScores, cross_validate
 from filingqa.optimizers.reranker_fit import TrainParams, feature_gains, fit
 from filingqa.optimizers.reranker_groups import SplitRun, training_groups
-from filingqa.retrieval.corpus import dataset_index_name, default_index_dir, index_built
-from filingqa.retrieval.rerank import (
+from filingqa.retrieval.index.locations import default_index_dir, index_built
+from filingqa.retrieval.search.pipeline import SearchSettings
+from filingqa.retrieval.search.rerank import (
     TRAINING_FILE,
     Reranker,
     default_artifact_dir,
     shipped_artifact_dir,
 )
-from filingqa.retrieval.search import SearchSettings
 
 DEFAULT_TRAIN_SPECS: tuple[str, ...] = ("finqa:train_sample100", "tatqa:dev")
 DEFAULT_EVAL_SPECS: tuple[str, ...] = ("finqa:dev848", "finqa:dev_sample200", "convfinqa:dev")

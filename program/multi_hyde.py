@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from filingqa.records import Passage
 from filingqa.records.search_handle import SearchHandle
-from filingqa.retrieval.fusion import reciprocal_rank_fusion
+from filingqa.retrieval.index.fusion import reciprocal_rank_fusion
 from filingqa.signatures.hyde import WriteHypotheticalPassages
 from filingqa.signatures.rewrite import RewriteQuery
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.retrieval.embedder import Embedder
+from filingqa.retrieval.index.embedder import Embedder
 
 
 class WorkedExample(BaseModel):

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.retrieval import lexicon
+from filingqa.retrieval.vocabulary import lexicon
 
 Computation = Literal["lookup", "single-step", "multi-step"]
 COMPUTATION_CODES: dict[Computation, int] = {"lookup": 0, "single-step": 1, "multi-step": 2}

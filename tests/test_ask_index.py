@@ -11,7 +11,7 @@ from filingqa.ask import (
     format_answer,
 )
 from filingqa.records import Passage
-from filingqa.retrieval.search import FilingSearch, RankedPassage
+from filingqa.retrieval.search.pipeline import FilingSearch, RankedPassage
 
 from .kit.passages import CASH_FLOW, MDNA, QUESTION
 from .kit.replies import NO_AMBIGUITY, chat, program_replies

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from filingqa.cli import main
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.metadata import MetadataStore
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
 
 from .retrieval.filings import fake_embedder, write_filings
 

@@ -11,7 +11,7 @@ from filingqa.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
 from filingqa.evidence.plain_filing import split_filing
 from filingqa.models.registry import DEFAULT_LLM
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.search.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 
 from .optimizers.compile_fakes import rule_lm

@@ -81,7 +81,7 @@ def test_embedding_model_embeds_offline() -> None:
 def test_financial_qa_answers_end_to_end_over_an_index(local_lm: dspy.LM, tmp_path) -> None:
     """Ingest the sample filing, index it (MiniLM + BM25), then the whole program answers."""
     from filingqa.ask import answer_over_index
-    from filingqa.retrieval.corpus import build_index
+    from filingqa.retrieval.index.build import build_index
 
     report = build_index(tmp_path / "index", paths=[sample_filing()], progress=False)
     assert report.failures == [] and report.passages > 0

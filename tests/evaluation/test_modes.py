@@ -8,7 +8,7 @@ import pytest
 from filingqa.evaluation.modes import MODES, build_mode, compiled
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.records.qa_record import Context, Evidence, Page, QARecord
-from filingqa.retrieval.rerank import Reranker
+from filingqa.retrieval.search.rerank import Reranker
 from filingqa.router.lightgbm_router import LightGBMRouter
 from filingqa.router.rule import loop_router
 

@@ -109,15 +109,15 @@ def test_a_missing_given_index_names_it_in_the_fix(tmp_path: Path) -> None:
 @pytest.fixture
 def built_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A real index of three synthetic filings; opening it uses the fake embedder."""
-    from filingqa.retrieval.corpus import build_index
-    from filingqa.retrieval.embedder import Embedder
+    from filingqa.retrieval.index.build import build_index
+    from filingqa.retrieval.index.embedder import Embedder
 
     from ..retrieval.filings import fake_embedder, write_filings
 
     files = write_filings(tmp_path / "filings")
     build_index(tmp_path / "index", paths=files, embedder=fake_embedder(), progress=False)
     monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *_, **__: fake_embedder()))
-    monkeypatch.setattr("filingqa.retrieval.search.load_reranker", lambda choice: None)
+    monkeypatch.setattr("filingqa.retrieval.search.pipeline.load_reranker", lambda choice: None)
     return tmp_path / "index"
 
 
@@ -125,7 +125,7 @@ def test_open_corpus_gives_full_and_plain_search_and_releases_the_index(
     built_index: Path,
 ) -> None:
     from filingqa.ask import DocumentSearch
-    from filingqa.retrieval.search import FilingSearch, SearchSettings
+    from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
 
     assert index_built(built_index)
     with open_corpus("financebench:dev", built_index) as corpus:

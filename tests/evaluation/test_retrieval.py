@@ -35,11 +35,11 @@ from filingqa.evaluation.retrieval_gold import (
 from filingqa.evaluation.scale_latency import ScaleLatency
 from filingqa.records.documents import Passage
 from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex
-from filingqa.retrieval.ingest import context_passages
-from filingqa.retrieval.lexical import tokenize
-from filingqa.retrieval.search import FilingSearch, SearchSettings
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.lexical import tokenize
+from filingqa.retrieval.index.passage_index import PassageIndex
+from filingqa.retrieval.ingest.filings import context_passages
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
 
 
 def passage(pid: str, text: str, doc: str = "D", page: int = 1, parent: str | None = None):
@@ -261,7 +261,7 @@ def test_table_names_the_reranker_and_says_when_none_was_trained() -> None:
 
 def write_reranker(directory: Path, train_specs: list[str]) -> Path:
     """The shipped reranker's model under ``directory``, with a report of ``train_specs``."""
-    from filingqa.retrieval.rerank import (
+    from filingqa.retrieval.search.rerank import (
         FEATURES_FILE,
         MODEL_FILE,
         TRAINING_FILE,
@@ -277,7 +277,7 @@ def write_reranker(directory: Path, train_specs: list[str]) -> Path:
 
 
 def test_on_a_fresh_install_the_shipped_reranker_is_scored(isolated_home: Path) -> None:
-    from filingqa.retrieval.rerank import shipped_artifact_dir
+    from filingqa.retrieval.search.rerank import shipped_artifact_dir
 
     shipped = shipped_artifact_dir()
     assert reranker_dir("financebench:dev") == shipped
@@ -291,7 +291,7 @@ def test_on_a_fresh_install_the_shipped_reranker_is_scored(isolated_home: Path) 
 def test_a_reranker_trained_on_the_split_is_swapped_for_its_held_out_sibling(
     isolated_home: Path,
 ) -> None:
-    from filingqa.retrieval.rerank import default_artifact_dir
+    from filingqa.retrieval.search.rerank import default_artifact_dir
 
     default = write_reranker(default_artifact_dir(), ["tatqa:dev"])
     assert reranker_dir("finqa:dev848") == default
@@ -303,7 +303,7 @@ def test_a_reranker_trained_on_the_split_is_swapped_for_its_held_out_sibling(
 def test_without_a_held_out_sibling_the_reranker_stays_with_a_warning(
     isolated_home: Path,
 ) -> None:
-    from filingqa.retrieval.rerank import default_artifact_dir
+    from filingqa.retrieval.search.rerank import default_artifact_dir
 
     default = write_reranker(default_artifact_dir(), ["tatqa:dev"])
     with pytest.warns(UserWarning, match="trained on tatqa:dev .* optimistic"):

@@ -11,8 +11,8 @@ import pytest
 
 from filingqa.cli import main
 from filingqa.evaluation.retrieval_gold import financebench_queries
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.rerank import Reranker, shipped_artifact_dir
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
 from ..retrieval.filings import fake_embedder
 from ..retrieval.pdf_fixtures import Text, pdf_bytes

@@ -31,12 +31,14 @@ from filingqa.optimizers.train_reranker import (
     training_cost,
 )
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex
-from filingqa.retrieval.lexical import tokenize
-from filingqa.retrieval.metadata import DocumentRecord, MetadataStore
-from filingqa.retrieval.rerank import FEATURE_NAMES, Reranker
-from filingqa.retrieval.search import FilingSearch, SearchSettings
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.lexical import tokenize
+from filingqa.retrieval.index.passage_index import PassageIndex
+from filingqa.retrieval.ingest.metadata import DocumentRecord
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
+from filingqa.retrieval.search.rerank import Reranker
+from filingqa.retrieval.search.rerank_features import FEATURE_NAMES
 
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, write_data_dir

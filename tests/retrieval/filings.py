@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filingqa.retrieval.embedder import Embedder
+from filingqa.retrieval.index.embedder import Embedder
 
 DIM = 32
 SYNONYMS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from filingqa.retrieval.chunking import chunk_text, estimate_tokens
+from filingqa.retrieval.ingest.chunking import chunk_text, estimate_tokens
 
 
 def _sentences(count: int) -> list[str]:

@@ -11,21 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.retrieval.corpus import (
+from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
+from filingqa.retrieval.index.build import (
     LEDGER_FILE,
     Ledger,
     LedgerEntry,
     build_index,
-    dataset_corpus,
-    dataset_index_name,
-    default_index_dir,
-    file_corpus,
     format_report,
-    state_dir_for,
 )
-from filingqa.retrieval.index import PassageIndex, SearchFilters, point_id
-from filingqa.retrieval.metadata import MetadataStore
-from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.index.corpus import file_corpus
+from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.index.locations import default_index_dir, state_dir_for
+from filingqa.retrieval.index.passage_index import PassageIndex, point_id
+from filingqa.retrieval.index.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
 
 from .filings import FakeEncoder, fake_embedder, write_filings
 from .pdf_fixtures import write_fixtures
@@ -151,7 +150,7 @@ import os, signal, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 from filings import FakeEncoder, fake_embedder
-from filingqa.retrieval.corpus import build_index
+from filingqa.retrieval.index.build import build_index
 
 class Killer(FakeEncoder):
     def __call__(self, texts):
@@ -238,7 +237,8 @@ def test_build_into_an_open_index_and_argument_errors(filings: Path) -> None:
     with pytest.raises(ValueError, match="not both or neither"):
         build_index(":memory:", progress=False)
     with pytest.raises(ValueError, match="not both or neither"):
-        build_index(":memory:", paths=[filings], dataset="financebench", progress=False)
+        both = file_corpus([filings])
+        build_index(":memory:", paths=[filings], corpus=both, progress=False)
 
 
 def test_financebench_corpus_uses_document_information(tmp_path: Path) -> None:
@@ -257,11 +257,7 @@ def test_financebench_corpus_uses_document_information(tmp_path: Path) -> None:
     assert documents["NORTHWIND_2024_10K"].fiscal_year == 2024
     assert documents["NORTHWIND_2023_10K"].company == "NORTHWIND"  # from its name only
     report = build_index(
-        tmp_path / "index",
-        dataset="financebench",
-        data_dir=tmp_path,
-        embedder=fake_embedder(),
-        progress=False,
+        tmp_path / "index", corpus=corpus, embedder=fake_embedder(), progress=False
     )
     assert (report.indexed, report.pages) == (1, 3)
     assert [(Path(f.path).name, f.reason) for f in report.failures] == [

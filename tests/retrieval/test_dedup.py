@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from filingqa.retrieval.dedup import dedup, jaccard, normalise, shingles
+from filingqa.retrieval.index.dedup import dedup, jaccard, normalise, shingles
 
 NOTICE = (
     "This report contains forward-looking statements within the meaning of the Private "

@@ -8,7 +8,7 @@ import diskcache
 import numpy as np
 import pytest
 
-from filingqa.retrieval.embedder import RECENT_QUERIES, Embedder
+from filingqa.retrieval.index.embedder import RECENT_QUERIES, Embedder
 
 
 class CountingEncoder:

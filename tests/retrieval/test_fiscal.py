@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from filingqa.retrieval.fiscal import (
+from filingqa.retrieval.vocabulary.fiscal import (
     FiscalCalendar,
     PeriodRef,
     december_calendar,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from filingqa.retrieval.fusion import Fused, reciprocal_rank_fusion, rrf_term
+from filingqa.retrieval.index.fusion import Fused, reciprocal_rank_fusion, rrf_term
 
 
 def test_single_list_keeps_order_with_reciprocal_scores() -> None:

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from filingqa.records.documents import Passage
-from filingqa.retrieval.hit_scores import (
+from filingqa.retrieval.index.lexical import BM25Encoder, term_id
+from filingqa.retrieval.index.signals import passage_signals
+from filingqa.retrieval.search.hit_scores import (
     bm25,
     dense_scores,
     page_scores,
@@ -14,9 +16,7 @@ from filingqa.retrieval.hit_scores import (
     solve_idf,
     sparse_scores,
 )
-from filingqa.retrieval.lexical import BM25Encoder, term_id
-from filingqa.retrieval.pages import page_key
-from filingqa.retrieval.signals import passage_signals
+from filingqa.retrieval.search.pages import page_key
 
 from .filings import fake_embedder
 

@@ -17,26 +17,20 @@ import numpy as np
 import pytest
 
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.edge_store import EdgeStore
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import (
-    INDEX_FORMAT,
-    PassageIndex,
-    SearchFilters,
-    item_key,
-    open_store,
-    point_id,
-)
-from filingqa.retrieval.lexical import BM25Encoder
-from filingqa.retrieval.metadata import normalise_company
-from filingqa.retrieval.point_store import (
+from filingqa.retrieval.index.edge_store import EdgeStore
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters, item_key
+from filingqa.retrieval.index.lexical import BM25Encoder
+from filingqa.retrieval.index.passage_index import INDEX_FORMAT, PassageIndex, open_store, point_id
+from filingqa.retrieval.index.point_store import (
     IndexLockedError,
     IndexMismatchError,
     PassageIndexError,
 )
-from filingqa.retrieval.qdrant_store import QdrantStore
-from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
-from filingqa.retrieval.signals import passage_signals
+from filingqa.retrieval.index.qdrant_store import QdrantStore
+from filingqa.retrieval.index.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.index.signals import passage_signals
+from filingqa.retrieval.vocabulary.companies import normalise_company
 
 CONCEPTS = {
     **dict.fromkeys(["revenue", "revenues", "sales", "turnover"], 0),
@@ -353,8 +347,8 @@ KILLED_RUN = """
 import os, signal, sys
 import numpy as np
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.index import PassageIndex
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.passage_index import PassageIndex
 
 calls = 0
 

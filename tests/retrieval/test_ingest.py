@@ -9,18 +9,18 @@ import pytest
 
 from filingqa.records.documents import Document
 from filingqa.records.qa_record import Context, Paragraph, QARecord, Table
-from filingqa.retrieval import ingest as ingest_module
-from filingqa.retrieval.ingest import (
+from filingqa.retrieval.ingest import filings as ingest_module
+from filingqa.retrieval.ingest.filings import (
     IngestedDocument,
     IngestFailure,
     context_passages,
     document_from_name,
-    html_pages,
     ingest,
     ingest_many,
     text_pages,
 )
-from filingqa.retrieval.pdf import UnreadableDocument
+from filingqa.retrieval.ingest.html import html_pages
+from filingqa.retrieval.ingest.pdf import UnreadableDocument
 
 from .pdf_fixtures import write_fixtures
 

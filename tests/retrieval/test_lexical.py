@@ -8,7 +8,7 @@ import bm25s
 import numpy as np
 import pytest
 
-from filingqa.retrieval.lexical import BM25Encoder, saturated_tf, term_id, to_sparse, tokenize
+from filingqa.retrieval.index.lexical import BM25Encoder, saturated_tf, term_id, to_sparse, tokenize
 
 
 @pytest.mark.parametrize(

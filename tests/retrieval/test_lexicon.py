@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from filingqa.retrieval import lexicon
+from filingqa.retrieval.vocabulary import lexicon
 
 
 @pytest.mark.parametrize(

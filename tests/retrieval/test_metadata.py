@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.retrieval.cover_page import parse_cover_page, read_cover_texts
-from filingqa.retrieval.metadata import (
+from filingqa.retrieval.ingest.cover_page import parse_cover_page, read_cover_texts
+from filingqa.retrieval.ingest.metadata import (
     DocumentInfo,
-    MetadataStore,
     PeriodObservation,
     build_records,
     infer_calendar,
     load_document_info,
-    normalise_company,
     parse_doc_name,
 )
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.vocabulary.companies import normalise_company
 
 # --- hand-written cover pages -------------------------------------------------------------
 

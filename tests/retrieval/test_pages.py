@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from filingqa.records.documents import Passage
-from filingqa.retrieval.index import Match
-from filingqa.retrieval.pages import by_page, page_key, page_order, round_robin, spread_pages
+from filingqa.retrieval.index.passage_index import Match
+from filingqa.retrieval.search.pages import by_page, page_key, page_order, round_robin, spread_pages
 
 
 def hit(page: int, n: int, dense: float, sparse: float | None, doc: str = "ACME_2024_10K"):

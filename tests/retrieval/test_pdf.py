@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from filingqa.records.qa_record import Table
-from filingqa.retrieval.pdf import PageContent, UnreadableDocument, read_pdf
+from filingqa.retrieval.ingest.pdf import PageContent, UnreadableDocument, read_pdf
 
 from .pdf_fixtures import write_fixtures
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.rerank import (
+from filingqa.retrieval.index.signals import from_payload, passage_signals, to_payload
+from filingqa.retrieval.search.rerank import FEATURES_FILE, Reranker, promote_parents
+from filingqa.retrieval.search.rerank_features import (
     FEATURE_NAMES,
-    FEATURES_FILE,
     Candidate,
-    Reranker,
     analyse_query,
     candidate_documents,
     feature_matrix,
@@ -23,11 +23,9 @@ from filingqa.retrieval.rerank import (
     from_hits,
     item_prior,
     list_stats,
-    promote_parents,
     query_companies,
     query_info,
 )
-from filingqa.retrieval.signals import from_payload, passage_signals, to_payload
 
 ACME = Document(doc_id="ACME_2019_10K", company="Acme Corp", ticker="ACM", fiscal_year=2019)
 BETA = Document(doc_id="BETA_2017_10K", company="Beta Inc", ticker="BTA", fiscal_year=2017)

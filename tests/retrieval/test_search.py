@@ -10,11 +10,18 @@ import pytest
 
 from filingqa.records.documents import Passage
 from filingqa.records.search_handle import SearchHandle
-from filingqa.retrieval.corpus import build_index
-from filingqa.retrieval.index import PassageIndex, SearchFilters
-from filingqa.retrieval.metadata import MetadataStore
-from filingqa.retrieval.rerank import Candidate, Reranker
-from filingqa.retrieval.search import FilingSearch, RankedPassage, SearchSettings, load_reranker
+from filingqa.retrieval.index.build import build_index
+from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.index.passage_index import PassageIndex
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.search.pipeline import (
+    FilingSearch,
+    RankedPassage,
+    SearchSettings,
+    load_reranker,
+)
+from filingqa.retrieval.search.rerank import Reranker
+from filingqa.retrieval.search.rerank_features import Candidate
 
 from .filings import fake_embedder, write_filings
 
@@ -227,7 +234,7 @@ def test_companies_named_in_text(built: Path) -> None:
 
 
 def test_the_shipped_reranker_is_the_default_on_a_fresh_home(isolated_home) -> None:
-    from filingqa.retrieval.search import load_reranker
+    from filingqa.retrieval.search.pipeline import load_reranker
 
     reranker = load_reranker("default")
     assert reranker is not None and reranker.trained

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from filingqa.records.qa_record import Table
-from filingqa.retrieval.sections import assign_sections, is_contents, parse_heading, parse_part
+from filingqa.retrieval.ingest.sections import (
+    assign_sections,
+    is_contents,
+    parse_heading,
+    parse_part,
+)
 
 CONTENTS = (
     "Item 1. Business 3\nItem 1A. Risk Factors 9\nItem 2. Properties 20\nItem 3. Legal 21\n"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from filingqa.retrieval import lexicon
-from filingqa.retrieval.dedup import shingles
-from filingqa.retrieval.lexical import term_id, tokenize
-from filingqa.retrieval.signals import from_payload, passage_signals, to_payload
+from filingqa.retrieval.index.dedup import shingles
+from filingqa.retrieval.index.lexical import term_id, tokenize
+from filingqa.retrieval.index.signals import from_payload, passage_signals, to_payload
+from filingqa.retrieval.vocabulary import lexicon
 
 TEXT = (
     "Segment revenue was $1,250.0 million in Q2 FY2024 and 1,250.0 million in fiscal 2023; "

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from filingqa.records.qa_record import Table
-from filingqa.retrieval.chunking import estimate_tokens
-from filingqa.retrieval.tables import (
+from filingqa.retrieval.ingest.chunking import estimate_tokens
+from filingqa.retrieval.ingest.tables import (
     clean_rows,
     header_count,
     lead_in,

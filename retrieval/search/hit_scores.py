@@ -6,7 +6,7 @@ lists it made; these functions fill in the rest:
 
 - cosine from the passage vector (the embedder's disk cache holds every indexed one);
 - BM25 as ``sum(idf * weight)``: the document weights come from the passage's term counts
-  (:meth:`~filingqa.retrieval.signals.PassageSignals.term_counts`), and each query term's
+  (:meth:`~filingqa.retrieval.index.signals.PassageSignals.term_counts`), and each query term's
   IDF is solved from the listed hits, whose scores are exactly that sum;
 - a page's BM25 over its candidates' terms taken together, ranked among the pages.
 """
@@ -20,8 +20,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.records.documents import Passage
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.lexical import BM25Encoder, saturated_tf
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.lexical import BM25Encoder, saturated_tf
 
 PAGE_PASSAGES = 4
 """Passages per PDF page on average (FinanceBench: 33,033 / 8,025): a page's BM25 length."""

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
-from filingqa.retrieval.fiscal import PeriodRef, find_periods
-from filingqa.retrieval.metadata import normalise_company
+from filingqa.retrieval.vocabulary.companies import normalise_company
+from filingqa.retrieval.vocabulary.fiscal import PeriodRef, find_periods
 
 Granularity = Literal["segment", "consolidated"]
 

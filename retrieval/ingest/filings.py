@@ -1,6 +1,6 @@
 """Ingestion: a filing (PDF, HTML, plain text) or a QA record's context → passages.
 
-A file is read into pages of paragraphs and tables (:mod:`filingqa.retrieval.pdf` for PDFs,
+A file is read into pages of paragraphs and tables (:mod:`filingqa.retrieval.ingest.pdf` for PDFs,
 cached by content hash; the stdlib HTML parser for HTML; form feeds and markdown pipe tables
 for text), Item sections are assigned, tables become table passages with row groups, and
 the text between them ~512-token chunks. Every passage keeps its 1-based page number.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
 
@@ -21,11 +20,12 @@ from tqdm import tqdm
 from filingqa.core.cache import disk_cache
 from filingqa.records.documents import Document, Passage
 from filingqa.records.qa_record import QARecord, Table
-from filingqa.retrieval.chunking import chunk_text
-from filingqa.retrieval.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
-from filingqa.retrieval.pdf import read_pdf as _read_pdf
-from filingqa.retrieval.sections import Section, assign_sections, parse_heading, parse_part
-from filingqa.retrieval.tables import clean_rows, lead_in, resolve_spans, table_passages
+from filingqa.retrieval.ingest.chunking import chunk_text
+from filingqa.retrieval.ingest.html import html_pages
+from filingqa.retrieval.ingest.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
+from filingqa.retrieval.ingest.pdf import read_pdf as _read_pdf
+from filingqa.retrieval.ingest.sections import Section, assign_sections
+from filingqa.retrieval.ingest.tables import add_table, clean_rows, table_passages
 
 SUFFIXES = (".pdf", ".htm", ".html", ".txt")
 CACHE_NAME = "ingest-pdf"
@@ -35,13 +35,8 @@ _NAME = re.compile(
     re.IGNORECASE,
 )
 _DOC_TYPES = {"10k": "10k", "10q": "10q", "8k": "8k", "earnings": "earnings"}
-_UNITS = re.compile(
-    r"\((?:[^)]*\b)?(in |amounts in |dollars in )?(millions|thousands|billions)", re.I
-)
 _PIPE_SEPARATOR = re.compile(r"^\|?[\s:\-|]+\|?$")
 _FINQA_PAGE = re.compile(r"page_(\d+)")
-MAX_CAPTION_LINES = 3
-MAX_CAPTION_WORDS = 12
 
 
 class IngestedDocument(BaseModel):
@@ -150,7 +145,7 @@ def read_pages(path: str | Path) -> list[PageContent]:
 
 
 def read_pdf_cached(path: Path) -> list[PageContent]:
-    """:func:`~filingqa.retrieval.pdf.read_pdf`, cached by file sha256 and parser version."""
+    """:func:`~filingqa.retrieval.ingest.pdf.read_pdf`, cached by file sha256 and parser version."""
     if not path.is_file() or path.stat().st_size == 0:
         return _read_pdf(path)
     cache = disk_cache(CACHE_NAME)
@@ -183,7 +178,7 @@ def _text_blocks(page: str) -> list[Table | str]:
             table.append(line)
             continue
         if table:
-            _add_table(blocks, _pipe_rows(table))
+            add_table(blocks, _pipe_rows(table))
             table = []
         if line.strip():
             paragraph.append(line.strip())
@@ -196,177 +191,6 @@ def _text_blocks(page: str) -> list[Table | str]:
 def _pipe_rows(lines: list[str]) -> list[list[str]]:
     rows = [line.strip().strip("|").split("|") for line in lines if not _PIPE_SEPARATOR.match(line)]
     return [[cell.strip() for cell in row] for row in rows]
-
-
-def _add_table(blocks: list[Table | str], rows: list[list[str]]) -> None:
-    """Append a table (caption taken from the title and units lines just before it)."""
-    caption = _take_caption(blocks)
-    if caption is None and blocks and isinstance(blocks[-1], str):
-        caption = lead_in(blocks[-1])
-    blocks.append(
-        Table(id=f"t{sum(isinstance(b, Table) for b in blocks) + 1}", rows=rows, caption=caption)
-    )
-
-
-def _take_caption(blocks: list[Table | str]) -> str | None:
-    """Remove and return the trailing title/units lines (at most three) of the text blocks."""
-    taken: list[str] = []
-    while blocks and isinstance(blocks[-1], str) and len(taken) < MAX_CAPTION_LINES:
-        lines = blocks[-1].split("\n")
-        while lines and _is_caption(lines[-1]) and len(taken) < MAX_CAPTION_LINES:
-            taken.insert(0, lines.pop())
-        if lines:
-            blocks[-1] = "\n".join(lines)
-            break
-        blocks.pop()
-    return " ".join(taken) or None
-
-
-def _is_caption(line: str) -> bool:
-    line = line.strip()
-    if not line or parse_heading(line) or parse_part(line):
-        return False
-    short = len(line.split()) <= MAX_CAPTION_WORDS and not line.endswith((".", ":", ";"))
-    return short or bool(_UNITS.search(line) and len(line) < 120)
-
-
-def html_pages(html: str) -> list[PageContent]:
-    """HTML (EDGAR filings): pages split at CSS page breaks, tables from ``<table>``."""
-    parser = _FilingHTMLParser()
-    parser.feed(html)
-    parser.close()
-    return [PageContent(number=n, blocks=b) for n, b in enumerate(parser.finish(), start=1)]
-
-
-class _FilingHTMLParser(HTMLParser):
-    """Collects pages of paragraphs and tables; block elements end paragraphs."""
-
-    BLOCK_TAGS = frozenset(
-        [
-            "p",
-            "div",
-            "br",
-            "li",
-            "ul",
-            "ol",
-            "h1",
-            "h2",
-            "h3",
-            "h4",
-            "h5",
-            "h6",
-            "hr",
-            "section",
-            "article",
-            "blockquote",
-            "pre",
-            "dt",
-            "dd",
-            "center",
-        ]
-    )
-    SKIP_TAGS = frozenset({"script", "style", "head", "title"})
-    _BREAK = re.compile(r"page-break-(before|after)\s*:\s*always", re.IGNORECASE)
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.pages: list[list[Table | str]] = [[]]
-        self.text: list[str] = []
-        self.rows: list[list[tuple[str, int]]] | None = None
-        self.table_depth = 0
-        self.skip_depth = 0
-        self.break_after: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self.SKIP_TAGS:
-            self.skip_depth += 1
-        style = dict(attrs).get("style") or ""
-        page_break = self._BREAK.search(style)
-        if page_break and page_break[1].lower() == "before":
-            self._new_page()
-        elif page_break:
-            self.break_after.append(tag)
-        if tag == "table":
-            self._start_table()
-        elif self.rows is not None and self.table_depth == 1:
-            self._table_tag(tag, attrs)
-        elif tag in self.BLOCK_TAGS:
-            self._end_paragraph()
-        if tag == "hr" and page_break:
-            self._new_page()
-            self.break_after.remove(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.SKIP_TAGS:
-            self.skip_depth = max(0, self.skip_depth - 1)
-        if tag == "table":
-            self._end_table()
-        elif tag in self.BLOCK_TAGS and self.rows is None:
-            self._end_paragraph()
-        if tag in self.break_after:
-            self.break_after.remove(tag)
-            self._new_page()
-
-    def handle_data(self, data: str) -> None:
-        if self.skip_depth:
-            return
-        if self.rows is not None and self.rows and self.rows[-1]:
-            self._add_to_cell(data)
-        elif self.rows is None:
-            self.text.append(data)
-
-    def finish(self) -> list[list[Table | str]]:
-        """The pages, once the whole document has been fed."""
-        if self.rows is not None:
-            self.table_depth = 1
-            self._end_table()
-        self._end_paragraph()
-        return self.pages
-
-    def _table_tag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        assert self.rows is not None
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            if not self.rows:
-                self.rows.append([])
-            span = (dict(attrs).get("colspan") or "1").strip()
-            self.rows[-1].append(("", int(span) if span.isdigit() else 1))
-        elif tag in ("br", "p", "div") and self.rows and self.rows[-1]:
-            self._add_to_cell(" ")
-
-    def _add_to_cell(self, data: str) -> None:
-        assert self.rows is not None
-        text, span = self.rows[-1][-1]
-        self.rows[-1][-1] = (text + data, span)
-
-    def _start_table(self) -> None:
-        self.table_depth += 1
-        if self.table_depth == 1:
-            self._end_paragraph()
-            self.rows = []
-
-    def _end_table(self) -> None:
-        self.table_depth = max(0, self.table_depth - 1)
-        if self.table_depth or self.rows is None:
-            return
-        rows, self.rows = resolve_spans(self.rows), None
-        page = self.pages[-1]
-        if len(rows) >= 2 and len(rows[0]) >= 2:
-            _add_table(page, rows)
-        else:
-            page += [" ".join(cell for cell in row if cell) for row in rows]
-
-    def _end_paragraph(self) -> None:
-        text = " ".join("".join(self.text).split())
-        self.text = []
-        if text:
-            self.pages[-1].append(text)
-
-    def _new_page(self) -> None:
-        self._end_paragraph()
-        if self.pages[-1]:
-            self.pages.append([])
 
 
 # --- pages → passages ---------------------------------------------------------------------

@@ -5,11 +5,11 @@
    search runs on those, widening to the companies' filings and then to everything when the
    narrower scope gives fewer than ``k`` passages.
 2. Hybrid search (dense MiniLM + BM25, RRF) for ``candidates`` passages of
-   :func:`~filingqa.retrieval.lexicon.search_text` (the question without answer-format
+   :func:`~filingqa.retrieval.vocabulary.lexicon.search_text` (the question without answer-format
    instructions, plus the line items and statement headings it implies). A filtered scope
    of at most ``exhaustive`` passages (the few filings a question names) is ranked whole,
    so the answer page cannot fall outside the candidates; with ``pages`` each scope's hits
-   come page by page, pages ranked by their best passages (:mod:`~filingqa.retrieval.pages`).
+   come page by page, pages ranked by their best passages (:mod:`~filingqa.retrieval.search.pages`).
    Stages 2 and 3 rank index matches (ids, pages and scores); only the ``depth`` kept are
    read as passages, with the signals the index stored for them.
 3. Hierarchical (HiREC-style): documents are ranked by the RRF mass of their passages, and
@@ -32,21 +32,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval import lexicon
-from filingqa.retrieval.corpus import default_index_dir, state_dir_for
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.fusion import reciprocal_rank_fusion, rrf_term
-from filingqa.retrieval.hit_scores import dense_scores, page_scores, sparse_scores
-from filingqa.retrieval.index import Hit, Match, PassageIndex, SearchFilters, SearchMode
-from filingqa.retrieval.metadata import MetadataStore
-from filingqa.retrieval.pages import by_page, page_key, page_order, spread_pages
-from filingqa.retrieval.rerank import (
-    Candidate,
-    Reranker,
-    default_artifact_dir,
-    shipped_artifact_dir,
-)
-from filingqa.retrieval.signals import passage_signals
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.index.fusion import reciprocal_rank_fusion, rrf_term
+from filingqa.retrieval.index.locations import default_index_dir, state_dir_for
+from filingqa.retrieval.index.passage_index import Hit, Match, PassageIndex, SearchMode
+from filingqa.retrieval.index.signals import passage_signals
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.search.hit_scores import dense_scores, page_scores, sparse_scores
+from filingqa.retrieval.search.pages import by_page, page_key, page_order, spread_pages
+from filingqa.retrieval.search.rerank import Reranker, default_artifact_dir, shipped_artifact_dir
+from filingqa.retrieval.search.rerank_features import Candidate
+from filingqa.retrieval.vocabulary import lexicon
 
 Mode = Literal["bm25", "dense", "hybrid"]
 ReRankerChoice = Reranker | Path | None | Literal["default"]

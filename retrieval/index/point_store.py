@@ -1,10 +1,10 @@
-"""What :class:`~filingqa.retrieval.index.PassageIndex` needs from a storage backend.
+"""What :class:`~filingqa.retrieval.index.passage_index.PassageIndex` needs from a storage backend.
 
 A backend keeps points (a dense vector, a BM25 sparse vector and a JSON payload per
 passage) in one collection with the two named vectors :data:`DENSE` and :data:`SPARSE`, and
 answers ranked queries, payload reads and counts under payload :data:`Condition` filters.
-Two backends implement :class:`PointStore`: :mod:`~filingqa.retrieval.edge_store` (Qdrant's
-engine in process) and :mod:`~filingqa.retrieval.qdrant_store` (qdrant-client: a server,
+Two backends implement :class:`PointStore`: :mod:`~filingqa.retrieval.index.edge_store` (Qdrant's
+engine in process) and :mod:`~filingqa.retrieval.index.qdrant_store` (qdrant-client: a server,
 its local mode, or memory). Errors of either derive from :class:`PassageIndexError`.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from filingqa.retrieval.lexical import SparseVector
+from filingqa.retrieval.index.lexical import SparseVector
 
 DENSE = "dense"
 SPARSE = "sparse"

@@ -4,7 +4,8 @@ A table passage is the whole table in markdown (caption/units line, one header r
 rows). When it is longer than the embedding model's window (all-MiniLM-L6-v2 reads 256
 tokens) it is also cut into row groups: each repeats the caption and header row, and the
 section row ("Current liabilities:") that the group's first row falls under, and points to
-the whole table through ``parent_id``. Pure functions.
+the whole table through ``parent_id``. A table read from text or HTML is added to its
+page's blocks with the title and units lines above it as its caption (:func:`add_table`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import re
 
 from filingqa.records.documents import Passage
 from filingqa.records.qa_record import Table
-from filingqa.retrieval.chunking import estimate_tokens
+from filingqa.retrieval.ingest.chunking import estimate_tokens
+from filingqa.retrieval.ingest.sections import parse_heading, parse_part
 
 MAX_GROUP_TOKENS = 200  # estimated; leaves room under the 256-token window for the estimate
 
@@ -23,6 +25,13 @@ _FRAGMENTS = frozenset({"$", "€", "£", "¥", "%", ")", "%)"})
 MAX_HEADER_ROWS = 3
 MAX_LEAD_IN_WORDS = 40
 MIN_SHARED_WORDS = 3  # header words common to all columns that move to the caption
+_UNITS = re.compile(
+    r"\((?:[^)]*\b)?(in |amounts in |dollars in )?(millions|thousands|billions)", re.I
+)
+
+
+MAX_CAPTION_LINES = 3
+MAX_CAPTION_WORDS = 12
 
 
 def lead_in(paragraph: str) -> str | None:
@@ -216,3 +225,35 @@ def _render(caption: str | None, header: list[str], rows: list[list[str]]) -> st
 
 def _line(cells: list[str]) -> str:
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def add_table(blocks: list[Table | str], rows: list[list[str]]) -> None:
+    """Append a table (caption taken from the title and units lines just before it)."""
+    caption = _take_caption(blocks)
+    if caption is None and blocks and isinstance(blocks[-1], str):
+        caption = lead_in(blocks[-1])
+    blocks.append(
+        Table(id=f"t{sum(isinstance(b, Table) for b in blocks) + 1}", rows=rows, caption=caption)
+    )
+
+
+def _take_caption(blocks: list[Table | str]) -> str | None:
+    """Remove and return the trailing title/units lines (at most three) of the text blocks."""
+    taken: list[str] = []
+    while blocks and isinstance(blocks[-1], str) and len(taken) < MAX_CAPTION_LINES:
+        lines = blocks[-1].split("\n")
+        while lines and _is_caption(lines[-1]) and len(taken) < MAX_CAPTION_LINES:
+            taken.insert(0, lines.pop())
+        if lines:
+            blocks[-1] = "\n".join(lines)
+            break
+        blocks.pop()
+    return " ".join(taken) or None
+
+
+def _is_caption(line: str) -> bool:
+    line = line.strip()
+    if not line or parse_heading(line) or parse_part(line):
+        return False
+    short = len(line.split()) <= MAX_CAPTION_WORDS and not line.endswith((".", ":", ";"))
+    return short or bool(_UNITS.search(line) and len(line) < 120)

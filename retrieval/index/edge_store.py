@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from filingqa.retrieval.lexical import SparseVector
-from filingqa.retrieval.point_store import (
+from filingqa.retrieval.index.lexical import SparseVector
+from filingqa.retrieval.index.point_store import (
     DENSE,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,

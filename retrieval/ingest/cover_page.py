@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.records.documents import DocType
-from filingqa.retrieval.fiscal import DATE_RE, find_periods, match_date
+from filingqa.retrieval.vocabulary.fiscal import DATE_RE, find_periods, match_date
 
 CoverReader = Callable[[Path], str]
 """Reads the first pages' text of the filing at a path."""

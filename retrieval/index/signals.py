@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from filingqa.retrieval import lexicon
-from filingqa.retrieval.dedup import shingles
-from filingqa.retrieval.lexical import term_id, tokenize
+from filingqa.retrieval.index.dedup import shingles
+from filingqa.retrieval.index.lexical import term_id, tokenize
+from filingqa.retrieval.vocabulary import lexicon
 
 PAYLOAD_KEY = "signals"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

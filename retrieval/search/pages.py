@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Protocol, TypeVar
 
-from filingqa.retrieval.fusion import reciprocal_rank_fusion
+from filingqa.retrieval.index.fusion import reciprocal_rank_fusion
 
 T = TypeVar("T")
 PageKey = tuple[str, int]
@@ -29,7 +29,7 @@ class OnPage(Protocol):
 
 
 class ScoredMatch(OnPage, Protocol):
-    """What :func:`page_order` reads from a match (``filingqa.retrieval.index.Match``)."""
+    """What :func:`page_order` reads from a match (an index ``Match``)."""
 
     @property
     def dense_score(self) -> float | None: ...

@@ -1,15 +1,15 @@
 """The passage index: dense + BM25 sparse vectors in Qdrant, fused by RRF, with filters.
 
-Embedded by default (:mod:`~filingqa.retrieval.edge_store`: Qdrant's engine in process,
+Embedded by default (:mod:`~filingqa.retrieval.index.edge_store`: Qdrant's engine in process,
 HNSW, WAL) under a directory; given a URL, the same code drives a Qdrant server or cluster
-(:mod:`~filingqa.retrieval.qdrant_store`; ``":memory:"`` gives qdrant-client's in-process
-mode, for tests). Both are a :class:`~filingqa.retrieval.point_store.PointStore`.
+(:mod:`~filingqa.retrieval.index.qdrant_store`; ``":memory:"`` gives qdrant-client's in-process
+mode, for tests). Both are a :class:`~filingqa.retrieval.index.point_store.PointStore`.
 
 Adding is idempotent and resumable: a point's id is ``uuid5(passage id)`` and its payload
 carries a hash of its content, so a re-run (after a kill, or over a grown corpus) skips
 what is stored unchanged and never duplicates. The store itself is the checkpoint: every
 batch is durable (WAL) once written; embeddings are cached on disk besides. The payload also
-holds the passage's :mod:`~filingqa.retrieval.signals` (derived from its text, so outside
+holds the passage's :mod:`~filingqa.retrieval.index.signals` (derived from its text, so outside
 the hash); :meth:`PassageIndex.add_signals` fills them in where an older build left none.
 
 A search ranks points first (:meth:`PassageIndex.match`: ids, pages and scores only) and
@@ -23,35 +23,39 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, InstanceOf
+from pydantic import BaseModel, Field, InstanceOf
 from tqdm import tqdm
 
-from filingqa.records.documents import DocType, Document, Passage, PassageKind
-from filingqa.retrieval.edge_store import EdgeStore
-from filingqa.retrieval.embedder import Embedder
-from filingqa.retrieval.fusion import DEFAULT_K, reciprocal_rank_fusion
-from filingqa.retrieval.lexical import BM25Encoder
-from filingqa.retrieval.metadata import normalise_company
-from filingqa.retrieval.point_store import (
+from filingqa.records.documents import Document, Passage
+from filingqa.retrieval.index.edge_store import EdgeStore
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters, item_key
+from filingqa.retrieval.index.fusion import DEFAULT_K, reciprocal_rank_fusion
+from filingqa.retrieval.index.lexical import BM25Encoder
+from filingqa.retrieval.index.point_store import (
     DENSE,
     SPARSE,
-    Condition,
     IndexMeta,
     IndexMismatchError,
     PointStore,
     StoredPoint,
 )
-from filingqa.retrieval.qdrant_store import REMOTE_PREFIXES, QdrantStore
-from filingqa.retrieval.signals import PAYLOAD_KEY as SIGNALS
-from filingqa.retrieval.signals import PassageSignals, from_payload, passage_signals, to_payload
+from filingqa.retrieval.index.qdrant_store import REMOTE_PREFIXES, QdrantStore
+from filingqa.retrieval.index.signals import PAYLOAD_KEY as SIGNALS
+from filingqa.retrieval.index.signals import (
+    PassageSignals,
+    from_payload,
+    passage_signals,
+    to_payload,
+)
+from filingqa.retrieval.vocabulary.companies import normalise_company
 
 SearchMode = Literal["dense", "sparse", "hybrid"]
 Engine = Literal["edge", "local"]
@@ -66,63 +70,6 @@ _PAGE_FIELDS = ["doc_id", "page"]
 def point_id(passage_id: str) -> str:
     """The deterministic Qdrant point id of a passage."""
     return str(uuid.uuid5(_NAMESPACE, passage_id))
-
-
-def item_key(item: str) -> str:
-    """A 10-K/10-Q Item for matching: ``"Item 7A."``, ``"ITEM 7A"`` and ``"7a"`` -> ``"7a"``."""
-    lowered = item.casefold()
-    found = re.search(r"item\s*(\d+[a-z]?)\b", lowered) or re.fullmatch(
-        r"\s*(\d+[a-z]?)\W*", lowered
-    )
-    return found.group(1) if found else " ".join(lowered.split())
-
-
-def _as_list(value: object) -> object:
-    if value is None or isinstance(value, list | tuple):
-        return value
-    return [value]
-
-
-_OneOrMore = (BeforeValidator(_as_list), Field(min_length=1))
-_Strings = Annotated[list[str] | None, *_OneOrMore]
-_Ints = Annotated[list[int] | None, *_OneOrMore]
-_DocTypes = Annotated[list[DocType] | None, *_OneOrMore]
-_Kinds = Annotated[list[PassageKind] | None, *_OneOrMore]
-
-
-class SearchFilters(BaseModel):
-    """Payload filters; each field takes one value or a non-empty list (any of); fields AND.
-
-    ``company`` matches the normalised company name or the ticker; ``item`` matches
-    ``"Item 7"``, ``"item 7"`` or ``"7"`` alike.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    company: _Strings = None
-    doc_ids: _Strings = None
-    doc_type: _DocTypes = None
-    fiscal_year: _Ints = None
-    fiscal_quarter: _Ints = None
-    item: _Strings = None
-    kind: _Kinds = None
-
-    def conditions(self) -> list[Condition]:
-        """``(payload key, accepted normalised values)`` pairs, one per field set."""
-        fields: list[tuple[str, list[Any] | None, Callable[[Any], str | int]]] = [
-            ("company_key", self.company, normalise_company),
-            ("doc_id", self.doc_ids, str),
-            ("doc_type", self.doc_type, str),
-            ("fiscal_year", self.fiscal_year, int),
-            ("fiscal_quarter", self.fiscal_quarter, int),
-            ("item_key", self.item, item_key),
-            ("kind", self.kind, str),
-        ]
-        return [
-            (key, tuple(dict.fromkeys(normalise(v) for v in values)))
-            for key, values, normalise in fields
-            if values is not None
-        ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,261 @@
+"""The build: a corpus ingested item by item into the index, resumable.
+
+:func:`build_index` saves the corpus's metadata store next to the index (so search can
+resolve companies and periods), then ingests and indexes item by item. A small ledger
+(``ledger.jsonl``) records each item once its passages are stored, so a killed build re-run
+skips finished files at once; :meth:`PassageIndex.add` being idempotent, whatever was
+half-written is completed without duplicates. A file that cannot be read is reported and
+the build goes on."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+from tqdm import tqdm
+
+from filingqa.retrieval.index.corpus import Corpus, file_corpus
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.locations import state_dir_for
+from filingqa.retrieval.index.passage_index import PassageIndex, SearchFilters
+from filingqa.retrieval.ingest.filings import (
+    IngestedDocument,
+    IngestFailure,
+)
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
+
+LEDGER_FILE = "ledger.jsonl"
+DEFAULT_FLUSH = 2_000
+
+
+class LedgerEntry(BaseModel):
+    """One item whose passages are all stored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str
+    doc_id: str
+    pages: int
+    passages: int
+
+
+class Ledger:
+    """Finished items, one JSON line each, appended and synced as they finish (None: off)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._entries: dict[str, LedgerEntry] = {}
+        if path is not None and path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = LedgerEntry.model_validate_json(line)
+                except ValueError:
+                    continue  # a line cut short by a kill
+                self._entries[entry.key] = entry
+
+    def get(self, key: str) -> LedgerEntry | None:
+        """The entry of a finished item, or None."""
+        return self._entries.get(key)
+
+    def add(self, entries: Iterable[LedgerEntry]) -> None:
+        """Record finished items (durably, before returning)."""
+        entries = list(entries)
+        self._entries |= {entry.key: entry for entry in entries}
+        if self.path is None or not entries:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write("".join(entry.model_dump_json() + "\n" for entry in entries))
+            out.flush()
+            os.fsync(out.fileno())
+
+
+class IndexReport(BaseModel):
+    """What :func:`build_index` did."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    location: str
+    corpus: str
+    files: int = Field(description="items in the corpus (files or dataset contexts)")
+    indexed: int = Field(description="items ingested and stored by this run")
+    resumed: int = Field(description="items a previous run had finished (skipped)")
+    pages: int
+    passages: int = Field(description="passages of the corpus now stored")
+    written: int = Field(description="passages embedded and written by this run")
+    unchanged: int = Field(description="passages found already stored")
+    failures: list[IngestFailure]
+    seconds: float
+    disk_bytes: int | None = Field(
+        description="disk space the index directory takes (allocated blocks); None if remote"
+    )
+
+
+def build_index(
+    index: str | Path | PassageIndex,
+    *,
+    paths: Iterable[str | Path] = (),
+    corpus: Corpus | None = None,
+    progress: bool = True,
+    embedder: Embedder | None = None,
+    state_dir: Path | None = None,
+    flush_passages: int = DEFAULT_FLUSH,
+) -> IndexReport:
+    """Ingest the filings at ``paths`` (:func:`file_corpus`), or ``corpus``, into the index
+    at ``index`` and report.
+
+    ``index`` is a directory, a Qdrant URL, ``":memory:"`` or an open :class:`PassageIndex`
+    (left open). Metadata and the ledger go to ``state_dir`` (default:
+    :func:`state_dir_for`; none for memory or an open index unless given), merged with any
+    metadata already there. Passages are added ``flush_passages`` at a time (whole items).
+
+    Raises:
+        ValueError: neither or both of ``paths`` and ``corpus``.
+    """
+    paths = list(paths)
+    if bool(paths) == (corpus is not None):
+        raise ValueError("give files to index or a corpus, not both or neither")
+    started = time.perf_counter()
+    corpus = corpus or file_corpus(paths)
+    if state_dir is None and not isinstance(index, PassageIndex):
+        state_dir = state_dir_for(index)
+    opened = index if isinstance(index, PassageIndex) else PassageIndex.open(index, embedder)
+    try:
+        metadata = _save_metadata(corpus.metadata, state_dir)
+        build = _Build(opened, corpus, Ledger(state_dir / LEDGER_FILE if state_dir else None))
+        build.run(progress, flush_passages)
+        opened.add_signals(progress=progress)  # passages an older build stored without them
+        if state_dir is not None:
+            _with_pages(metadata, build.pages_by_doc).save(state_dir)
+    finally:
+        if opened is not index:
+            opened.close()
+    location = str(index) if not isinstance(index, PassageIndex) else "(open index)"
+    return IndexReport(
+        location=location,
+        corpus=corpus.name,
+        files=len(corpus.items),
+        indexed=build.indexed,
+        resumed=build.resumed,
+        pages=sum(build.pages_by_doc.values()),
+        passages=build.passages,
+        written=build.written,
+        unchanged=build.unchanged,
+        failures=corpus.failures,
+        seconds=round(time.perf_counter() - started, 2),
+        disk_bytes=_disk_bytes(index),
+    )
+
+
+class _Build:
+    """The ingest-and-add loop, with its counts."""
+
+    def __init__(self, index: PassageIndex, corpus: Corpus, ledger: Ledger) -> None:
+        self.index = index
+        self.corpus = corpus
+        self.ledger = ledger
+        self.pages_by_doc: dict[str, int] = {}
+        self.indexed = self.resumed = self.passages = self.written = self.unchanged = 0
+        self._pending: list[tuple[str, IngestedDocument]] = []
+
+    def run(self, progress: bool, flush_passages: int) -> None:
+        bar = tqdm(self.corpus.items, desc="index", unit="file", disable=not progress)
+        for item in bar:
+            key = item.key()
+            if self._finished(key, item.doc_id):
+                continue
+            result = item.attempt()
+            if isinstance(result, IngestFailure):
+                self.corpus.failures.append(result)
+                continue
+            self._pending.append((key, result))
+            if sum(len(i.passages) for _, i in self._pending) >= flush_passages:
+                self._flush()
+            bar.set_postfix(passages=self.passages, failed=len(self.corpus.failures))
+        self._flush()
+
+    def _finished(self, key: str, doc_id: str) -> bool:
+        """Whether the ledger says so and the index holds that many passages of the doc."""
+        entry = self.ledger.get(key)
+        if entry is None or self.index.count(SearchFilters(doc_ids=doc_id)) < entry.passages:
+            return False
+        self.resumed += 1
+        self.passages += entry.passages
+        self.pages_by_doc[doc_id] = entry.pages
+        return True
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        passages = [p for _, ingested in self._pending for p in ingested.passages]
+        documents = [ingested.document for _, ingested in self._pending]
+        added = self.index.add(passages, documents, progress=False)
+        entries = [
+            LedgerEntry(
+                key=key,
+                doc_id=ingested.document.doc_id,
+                pages=ingested.document.pages or 0,
+                passages=len(ingested.passages),
+            )
+            for key, ingested in self._pending
+        ]
+        self.ledger.add(entries)
+        for entry in entries:
+            self.pages_by_doc[entry.doc_id] = entry.pages
+        self.indexed += len(entries)
+        self.passages += len(passages)
+        self.written += added.written
+        self.unchanged += added.unchanged
+        self._pending = []
+
+
+def _save_metadata(store: MetadataStore, state_dir: Path | None) -> MetadataStore:
+    """``store`` merged over the metadata already in ``state_dir`` (saved there, if any)."""
+    if state_dir is None:
+        return store
+    if (state_dir / MetadataStore.FILENAME).is_file():
+        store = MetadataStore.load(state_dir).merged(store)
+    store.save(state_dir)
+    return store
+
+
+def _with_pages(store: MetadataStore, pages: dict[str, int]) -> MetadataStore:
+    records = [
+        r.model_copy(update={"document": r.document.model_copy(update={"pages": pages[doc]})})
+        if (doc := r.document.doc_id) in pages
+        else r
+        for r in store.records()
+    ]
+    return MetadataStore(records, store.calendars())
+
+
+def _disk_bytes(index: str | Path | PassageIndex) -> int | None:
+    if isinstance(index, PassageIndex) or state_dir_for(index) != Path(index):
+        return None
+    return sum(p.stat().st_blocks * 512 for p in Path(index).rglob("*") if p.is_file())
+
+
+def format_report(report: IndexReport) -> str:
+    """A summary table of the build, then one line per failed file."""
+    disk = "-" if report.disk_bytes is None else f"{report.disk_bytes / 1e6:.1f} MB"
+    rows = [
+        ("index", report.location),
+        ("corpus", report.corpus),
+        (
+            "files",
+            f"{report.files} ({report.indexed} indexed, {report.resumed} already done, "
+            f"{len(report.failures)} failed)",
+        ),
+        ("pages", str(report.pages)),
+        (
+            "passages",
+            f"{report.passages} ({report.written} written, {report.unchanged} already stored)",
+        ),
+        ("seconds", f"{report.seconds:.1f}"),
+        ("disk", disk),
+    ]
+    lines = [f"{name:<9} {value}" for name, value in rows]
+    return "\n".join(lines + [f"failed: {failure.message}" for failure in report.failures])
