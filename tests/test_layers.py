@@ -219,5 +219,5 @@ def test_peers_may_not_import_each_other(tmp_path: Path) -> None:
         "filingqa.optimizers (retrieval → a peer)",
         "filingqa.optimizers.train (retrieval → a peer)",
         "filingqa.retrieval (optimizers → a peer)",
-        "filingqa.retrieval.search.pipeline (optimizers → a peer)",
+        "filingqa.retrieval.search (optimizers → a peer)",
     ]
