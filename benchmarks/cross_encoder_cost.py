@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from filingqa.evaluation.retrieval import ensure_index
-from filingqa.evaluation.retrieval_gold import financebench_queries
+from filingqa.evaluation.retrieval.gold import financebench_queries
+from filingqa.evaluation.retrieval.quality import ensure_index
 from filingqa.models.registry import DEFAULT_EMBEDDING
 from filingqa.retrieval.search.pipeline import FilingSearch
 

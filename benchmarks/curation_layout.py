@@ -31,9 +31,9 @@ import dspy
 from tqdm import tqdm
 
 from filingqa.core.config import data_dir
-from filingqa.evaluation import fast_inference as fi
 from filingqa.evaluation.open_corpus import gold_pages, open_corpus, pages
-from filingqa.evaluation.slices import load_slice
+from filingqa.evaluation.robustness import fast_inference as fi
+from filingqa.evaluation.slices.committed import load_slice
 from filingqa.lm.backbone import adapter_for
 from filingqa.lm.trace import Trace
 from filingqa.models.store import ensure_llm

@@ -24,7 +24,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from filingqa.core.config import data_dir as resolve_data_dir
-from filingqa.evaluation.executor_check import (
+from filingqa.evaluation.robustness.executor_check import (
     TARGET,
     Check,
     assign_cause,

@@ -2,7 +2,8 @@
 
 "off" is the earlier request layout and engine (DSPy's layout, llama-cpp-python's own
 last-request KV reuse, self-consistency samples decoded in turn); "on" is evidence-first
-requests, saved contexts and samples decoded together (:mod:`filingqa.evaluation.fast_inference`).
+requests, saved contexts and samples decoded together
+(:mod:`filingqa.evaluation.robustness.fast_inference`).
 
     python benchmarks/fast_inference.py --out benchmarks/runs/fast_inference \
         [--tatqa] [--samples] [--financebench] [--limit N]
@@ -32,8 +33,8 @@ from pathlib import Path
 import dspy
 
 from filingqa.core.config import data_dir
-from filingqa.evaluation import fast_inference as fi
 from filingqa.evaluation.open_corpus import open_corpus
+from filingqa.evaluation.robustness import fast_inference as fi
 from filingqa.lm.backbone import get_lm
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
 from filingqa.lm.server_launch import served_model

@@ -1,7 +1,7 @@
 """Index benchmark: the evidence for the embedded backend and the sparse (BM25) choice.
 
-``scale``: :func:`filingqa.evaluation.scale_latency.scale_run` on each embedded engine (an
-index of N synthetic filing passages from :mod:`filingqa.evaluation.synthetic_filings`,
+``scale``: :func:`filingqa.evaluation.retrieval.scale_latency.scale_run` on each embedded engine (an
+index of N synthetic filing passages from :mod:`filingqa.evaluation.retrieval.synthetic_filings`,
 random 384-d passage vectors): build time, disk size and search latency p50/p95 (hybrid
 with and without payload filters, dense and sparse alone), plus a bm25s side index over the
 same terms for comparison. Embedding 100k texts with MiniLM would dominate the run, and
@@ -40,9 +40,9 @@ from tqdm import tqdm
 
 from filingqa.core.config import ConfigError
 from filingqa.core.config import data_dir as resolve_data_dir
-from filingqa.evaluation.scale_latency import SEARCH_K as K
-from filingqa.evaluation.scale_latency import percentiles, scale_run, timed
-from filingqa.evaluation.synthetic_filings import documents, passages, queries
+from filingqa.evaluation.retrieval.scale_latency import SEARCH_K as K
+from filingqa.evaluation.retrieval.scale_latency import percentiles, scale_run, timed
+from filingqa.evaluation.retrieval.synthetic_filings import documents, passages, queries
 from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters

@@ -3,7 +3,7 @@
     python benchmarks/injection.py --lm local [--json results/injection.json] [--limit N]
     python benchmarks/injection.py --lm scripted     # the harness alone, no model
 
-Runs the cases of :mod:`filingqa.evaluation.injection` (each filing's question over the
+Runs the cases of :mod:`filingqa.evaluation.robustness.injection` (each filing's question over the
 clean passages and over the passages with one hand-written injection), prints how many hold
 and writes every run to JSON. ``--lm scripted`` answers each question with its reference
 program (it cannot be fooled, so everything holds: it checks the harness); any other
@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from filingqa.evaluation.injection import CASES, report, run_cases, scripted_lm
+from filingqa.evaluation.robustness.injection import CASES, report, run_cases, scripted_lm
 from filingqa.lm.backbone import get_lm
 
 

@@ -5,7 +5,7 @@ results as an uninterrupted one, with no duplicate and no lost row.
     python benchmarks/kill_resume.py --lm local --dataset finqa:dev_sample200 \\
         --data-dir ../shared/datasets --mode pot [--questions 30]
 
-Runs :func:`filingqa.evaluation.kill_resume.drive`: the eval uninterrupted, then killed
+Runs :func:`filingqa.evaluation.robustness.kill_resume.drive`: the eval uninterrupted, then killed
 twice and rerun to the end, and compares the two. ``--lm scripted`` is a deterministic fake
 backbone over a synthetic 30-question FinQA split (0.1 s per call); ``--lm local`` is the
 embedded model. Prints the verdict, writes JSON, exits 1 when the results differ.
@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from filingqa.evaluation.kill_resume import SCRIPTED, SCRIPTED_DATASET, Plan, drive
+from filingqa.evaluation.robustness.kill_resume import SCRIPTED, SCRIPTED_DATASET, Plan, drive
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """Regenerate the committed evaluation slices (``evaluation/slices/*.json``) from the recipes
-in :mod:`filingqa.evaluation.slice_recipes`, for the record.
+in :mod:`filingqa.evaluation.slices.recipes`, for the record.
 
     python benchmarks/make_slices.py [--data-dir D] [--out DIR]
 """
@@ -10,9 +10,9 @@ import argparse
 from pathlib import Path
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.slice_making import make_slices, write_slice
-from filingqa.evaluation.slice_recipes import recipes
-from filingqa.evaluation.slices import slice_dir
+from filingqa.evaluation.slices.committed import slice_dir
+from filingqa.evaluation.slices.making import make_slices, write_slice
+from filingqa.evaluation.slices.recipes import recipes
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import dspy
 
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.command import select_records
-from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.evaluation.summary import summarize
 from filingqa.evidence.render import render

@@ -23,8 +23,8 @@ import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from filingqa.evaluation.retrieval import ensure_index
-from filingqa.evaluation.retrieval_gold import EvalQuery, financebench_queries, query_score
+from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries, query_score
+from filingqa.evaluation.retrieval.quality import ensure_index
 from filingqa.optimizers.reranker_fit import TrainParams, fit
 from filingqa.optimizers.reranker_groups import Group, search_groups, training_groups
 from filingqa.optimizers.train_reranker import (

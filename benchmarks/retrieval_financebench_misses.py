@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.evaluation.retrieval import ensure_index, reranker_dir
-from filingqa.evaluation.retrieval_gold import EvalQuery, financebench_queries
+from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries
+from filingqa.evaluation.retrieval.quality import ensure_index, reranker_dir
 from filingqa.retrieval.search.pages import by_page, page_order
 from filingqa.retrieval.search.pipeline import FilingSearch
 from filingqa.retrieval.vocabulary import lexicon

@@ -1,14 +1,15 @@
 """Search-pipeline latency at 100k passages: each retrieval setting, reranker included.
 
-The index is :mod:`filingqa.evaluation.synthetic_filings`' corpus (60 companies x 10 years of
-10-K and 10-Q table and MD&A passages, random 384-d passage vectors), built once under
-``FILINGQA_HOME/indexes/scale-<n>`` and reused; queries are its questions, embedded by the
-real MiniLM (uncached, so its cost is in the timing). Each setting runs
-:class:`~filingqa.retrieval.search.pipeline.FilingSearch` as ``filingqa eval --mode retrieval`` does
-(no metadata store: the synthetic filings have none, so ``hybrid+filters`` equals
-``hybrid``); the reranker is the default artifact. Wall time is at the mercy of other load
-on the machine; CPU time (``cpu_p50``, all threads of this process) is what a query costs.
-Results go to ``results/retrieval_scale.json``, which the retrieval evaluation reports.
+The index is the corpus of :mod:`filingqa.evaluation.retrieval.synthetic_filings` (60
+companies x 10 years of 10-K and 10-Q table and MD&A passages, random 384-d passage
+vectors), built once under ``FILINGQA_HOME/indexes/scale-<n>`` and reused; queries are its
+questions, embedded by the real MiniLM (uncached, so its cost is in the timing). Each
+setting runs :class:`~filingqa.retrieval.search.pipeline.FilingSearch` as ``filingqa eval
+--mode retrieval`` does (no metadata store: the synthetic filings have none, so
+``hybrid+filters`` equals ``hybrid``); the reranker is the default artifact. Wall time is at
+the mercy of other load on the machine; CPU time (``cpu_p50``, all threads of this process)
+is what a query costs. Results go to ``results/retrieval_scale.json``, which the retrieval
+evaluation reports.
 
 From the repo root, with the shared data beside it:
 
@@ -25,8 +26,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from filingqa.evaluation import synthetic_filings as synthetic
-from filingqa.evaluation.retrieval import SETTING_OPTIONS, SETTINGS, percentile
+from filingqa.evaluation.retrieval import synthetic_filings as synthetic
+from filingqa.evaluation.retrieval.quality import SETTING_OPTIONS, SETTINGS, percentile
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.locations import default_index_dir
 from filingqa.retrieval.index.passage_index import PassageIndex

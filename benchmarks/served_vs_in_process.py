@@ -22,7 +22,7 @@ from pathlib import Path
 import dspy
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.lm.backbone import adapter_for, get_lm
 from filingqa.lm.llama_engine import DEFAULT_CONTEXT_TOKENS
 from filingqa.lm.server_launch import served_model

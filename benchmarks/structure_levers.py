@@ -32,7 +32,7 @@ from filingqa.core.cache import use_fresh_dspy_cache
 from filingqa.datasets import load_dataset
 from filingqa.evaluation.command import select_records
 from filingqa.evaluation.paired import compare, format_paired
-from filingqa.evaluation.slices import load_slice, select_slice
+from filingqa.evaluation.slices.committed import load_slice, select_slice
 from filingqa.evaluation.summary import format_table, summarize
 from filingqa.lm.backbone import get_lm
 from filingqa.metrics.judge import StrictJudge

@@ -36,7 +36,7 @@ from filingqa.evaluation.paired import Paired, compare_all
 from filingqa.evaluation.published import append_published, restore_missing, write_published
 from filingqa.evaluation.report import write_html_report
 from filingqa.evaluation.runner import Row, read_rows, run_mode
-from filingqa.evaluation.slices import load_slice, select_slice
+from filingqa.evaluation.slices.committed import load_slice, select_slice
 from filingqa.evaluation.summary import Summary, summarize
 from filingqa.metrics.judge import StrictJudge
 from filingqa.records import QARecord

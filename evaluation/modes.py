@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from filingqa.artifacts.compiled import read_program, read_router
 from filingqa.checks.citations import cite
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import OpenCorpus, PageRef, RecordingSearch, gold_hit, pages
 from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for

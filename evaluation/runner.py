@@ -20,10 +20,10 @@ from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from filingqa.datasets.question_types import question_type
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evaluation.official import official_scores
 from filingqa.evaluation.open_corpus import PageRef
-from filingqa.evaluation.question_types import question_type
 from filingqa.lm.trace import CallLog, Step, call_costs
 from filingqa.metrics.judge import StrictJudge, Verdict
 from filingqa.records import QARecord
@@ -45,7 +45,7 @@ class Row(BaseModel):
 
     ``official`` holds the dataset's own metric(s) of the answer, by name (empty where the
     dataset has none; see :mod:`~filingqa.evaluation.official`); ``question_type`` is the
-    dataset's label of the question (:mod:`~filingqa.evaluation.question_types`).
+    dataset's label of the question (:mod:`~filingqa.datasets.question_types`).
     """
 
     id: str

@@ -439,7 +439,10 @@ def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:
     """``--mode retrieval``: search quality of each retrieval setting (no LM)."""
     if modes != ["retrieval"]:
         raise ValueError("--mode retrieval runs alone: it measures search, not answers")
-    from filingqa.evaluation.retrieval import format_retrieval_table, run_retrieval_evaluation
+    from filingqa.evaluation.retrieval.quality import (
+        format_retrieval_table,
+        run_retrieval_evaluation,
+    )
 
     results = run_retrieval_evaluation(
         args.dataset,

@@ -19,9 +19,9 @@ import dspy
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.gold_context import gold_passages
-from filingqa.evaluation.slice_recipes import BENCHMARK_SPEC, benchmark_contexts
-from filingqa.evaluation.slices import report_contexts
+from filingqa.datasets.gold_context import gold_passages
+from filingqa.evaluation.slices.committed import report_contexts
+from filingqa.evaluation.slices.recipes import BENCHMARK_SPEC, benchmark_contexts
 from filingqa.evidence.render import render
 from filingqa.optimizers.presets import Target
 from filingqa.records import QARecord

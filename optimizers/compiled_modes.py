@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dspy
 
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evidence.render import render
 from filingqa.lm.backbone import adapter_for

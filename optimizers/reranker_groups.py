@@ -28,7 +28,7 @@ from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate, QueryInfo, feature_matrix
 
 if TYPE_CHECKING:
-    from filingqa.evaluation.retrieval_gold import EvalQuery
+    from filingqa.evaluation.retrieval.gold import EvalQuery
     from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
 
 
@@ -136,8 +136,8 @@ def split_groups(
     Raises:
         DataLeakError: a document or question of ``spec`` is in ``evaluated``.
     """
-    from filingqa.evaluation.retrieval import ensure_index
-    from filingqa.evaluation.retrieval_gold import dataset_queries
+    from filingqa.evaluation.retrieval.gold import dataset_queries
+    from filingqa.evaluation.retrieval.quality import ensure_index
     from filingqa.retrieval.search.pipeline import FilingSearch
 
     check_hygiene(load_dataset(spec, data_dir), evaluated)

@@ -4,7 +4,7 @@ gold answer.
 Each source's gold programs (TAT-QA arithmetic derivations, FinQA DSL programs, the
 first turns of ConvFinQA conversations that compute something: later turns lean on the
 conversation) are translated to Python, run in the sandbox and judged against the gold
-as the executor check does (:mod:`~filingqa.evaluation.executor_check`): a program enters
+as the executor check does (:mod:`~filingqa.evaluation.robustness.executor_check`): a program enters
 the pool only when the strict judge and the official metric both accept its value. Its
 figures are then named after the table cells they were read from
 (:mod:`~filingqa.optimizers.cell_names`) when the named program gives the same value.
@@ -27,9 +27,14 @@ from tqdm import tqdm
 
 from filingqa.artifacts.worked_examples import PooledProgram, PoolFile
 from filingqa.datasets import load_dataset
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.datasets.registry import split_hashes
-from filingqa.evaluation.executor_check import Check, check_convfinqa, check_finqa, check_tatqa
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.evaluation.robustness.executor_check import (
+    Check,
+    check_convfinqa,
+    check_finqa,
+    check_tatqa,
+)
 from filingqa.evidence.render import render
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.cell_names import named_program

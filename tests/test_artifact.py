@@ -10,7 +10,7 @@ import filingqa
 from filingqa.artifact import BackboneMismatch
 from filingqa.artifacts.manifest import UnsupportedArtifact
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.router.lightgbm_router import LightGBMRouter
 

@@ -107,10 +107,10 @@ def test_eval_retrieval_mode_dispatches_to_the_retrieval_evaluation(
     no_lm, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
 ) -> None:
     calls: list[tuple[str, dict]] = []
-    module = types.ModuleType("filingqa.evaluation.retrieval")
+    module = types.ModuleType("filingqa.evaluation.retrieval.quality")
     module.run_retrieval_evaluation = lambda dataset, **kwargs: calls.append((dataset, kwargs))
     module.format_retrieval_table = lambda results: "RETRIEVAL TABLE"
-    monkeypatch.setitem(sys.modules, "filingqa.evaluation.retrieval", module)
+    monkeypatch.setitem(sys.modules, "filingqa.evaluation.retrieval.quality", module)
     argv = ["eval", "--dataset", "financebench:dev", "--mode", "retrieval", "--limit", "3"]
     argv += ["--setting", "naive, full", "--json", str(tmp_path / "r.json"), "--data-dir", "D"]
     assert main(argv) == 0

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.evaluation.slice_making import write_slice
-from filingqa.evaluation.slices import EvalSlice, SliceRole
+from filingqa.evaluation.slices.committed import EvalSlice, SliceRole
+from filingqa.evaluation.slices.making import write_slice
 
 
 def synthetic_slice(
@@ -31,4 +31,4 @@ def use_slices(monkeypatch: pytest.MonkeyPatch, directory: Path, *slices: EvalSl
     directory.mkdir(parents=True, exist_ok=True)
     for eval_slice in slices:
         write_slice(eval_slice, directory)
-    monkeypatch.setattr("filingqa.evaluation.slices.slice_dir", lambda: directory)
+    monkeypatch.setattr("filingqa.evaluation.slices.committed.slice_dir", lambda: directory)

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from dspy.utils import DummyLM
 
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.command import (
     EvalSettings,
     check_index,
@@ -14,7 +15,6 @@ from filingqa.evaluation.command import (
     run_evaluation,
     select_records,
 )
-from filingqa.evaluation.gold_context import gold_passages
 from filingqa.evaluation.open_corpus import IndexMissingError, OpenCorpus
 from filingqa.evaluation.runner import Row, read_rows
 from filingqa.evaluation.summary import format_by_answer_type, format_table, summarize

@@ -6,7 +6,7 @@ import pytest
 
 from filingqa.datasets.convfinqa import turn_program_to_python
 from filingqa.datasets.finqa import finqa_program_to_python
-from filingqa.evaluation.executor_check import (
+from filingqa.evaluation.robustness.executor_check import (
     Check,
     assign_cause,
     check_convfinqa,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.evaluation.fast_inference import (
+from filingqa.evaluation.robustness.fast_inference import (
     OFF,
     ON,
     RowStore,

@@ -1,6 +1,6 @@
 import pytest
 
-from filingqa.evaluation.question_types import question_type
+from filingqa.datasets.question_types import question_type
 from filingqa.records.qa_record import QARecord
 
 

@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filingqa.evaluation.retrieval import (
+from filingqa.evaluation.retrieval.gold import (
+    EvalQuery,
+    Target,
+    found_targets,
+    query_score,
+    record_targets,
+    retrieval_benchmark,
+)
+from filingqa.evaluation.retrieval.quality import (
     SETTING_OPTIONS,
     SETTINGS,
     IndexStats,
@@ -24,15 +32,7 @@ from filingqa.evaluation.retrieval import (
     run_retrieval_evaluation,
     training_report,
 )
-from filingqa.evaluation.retrieval_gold import (
-    EvalQuery,
-    Target,
-    found_targets,
-    query_score,
-    record_targets,
-    retrieval_benchmark,
-)
-from filingqa.evaluation.scale_latency import ScaleLatency
+from filingqa.evaluation.retrieval.scale_latency import ScaleLatency
 from filingqa.records.documents import Passage
 from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table
 from filingqa.retrieval.index.embedder import Embedder
@@ -344,7 +344,7 @@ def test_a_setting_runs_through_the_search_pipeline(tmp_path: Path) -> None:
 @pytest.mark.data
 def test_finqa_dev_gold_is_held_by_its_own_context(shared_data_dir: Path) -> None:
     from filingqa.datasets.registry import load_dataset
-    from filingqa.evaluation.retrieval_gold import finqa_queries
+    from filingqa.evaluation.retrieval.gold import finqa_queries
 
     queries = finqa_queries(shared_data_dir)
     assert len(queries) > 400

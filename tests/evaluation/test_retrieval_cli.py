@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from filingqa.cli import main
-from filingqa.evaluation.retrieval_gold import financebench_queries
+from filingqa.evaluation.retrieval.gold import financebench_queries
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
@@ -100,7 +100,7 @@ def data_dir(tmp_path: Path) -> Path:
 def offline(monkeypatch: pytest.MonkeyPatch, isolated_home: Path) -> Path:
     """The fake embedder for every index, no 100k-passage scale run, an empty home."""
     monkeypatch.setattr(Embedder, "load", classmethod(lambda cls, *a, **kw: fake_embedder()))
-    monkeypatch.setattr("filingqa.evaluation.retrieval.scale_latency", lambda: [])
+    monkeypatch.setattr("filingqa.evaluation.retrieval.quality.scale_latency", lambda: [])
     return isolated_home
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from filingqa.evaluation import scale_latency as scale
-from filingqa.evaluation import synthetic_filings as synthetic
+from filingqa.evaluation.retrieval import scale_latency as scale
+from filingqa.evaluation.retrieval import synthetic_filings as synthetic
 
 
 def test_the_synthetic_corpus_is_sixty_companies_of_unique_passages() -> None:

@@ -11,21 +11,21 @@ from pathlib import Path
 import pytest
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.slice_making import (
-    ALL_QUESTIONS,
-    SliceRecipe,
-    deal_groups,
-    group_strata,
-    make_slices,
-)
-from filingqa.evaluation.slice_recipes import BENCHMARK_SIZE, benchmark_contexts, recipes
-from filingqa.evaluation.slices import (
+from filingqa.evaluation.slices.committed import (
     available_slices,
     load_slice,
     report_contexts,
     select_slice,
     slice_dir,
 )
+from filingqa.evaluation.slices.making import (
+    ALL_QUESTIONS,
+    SliceRecipe,
+    deal_groups,
+    group_strata,
+    make_slices,
+)
+from filingqa.evaluation.slices.recipes import BENCHMARK_SIZE, benchmark_contexts, recipes
 from filingqa.records import QARecord
 
 from .slice_fakes import synthetic_slice, use_slices
@@ -226,10 +226,10 @@ def test_the_tatqa_slices_meet_their_quotas() -> None:
 
 def test_the_package_data_ships_every_slice_file() -> None:
     config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    patterns = config["package-data"]["filingqa.evaluation"]
-    root = REPO_ROOT / config["package-dir"]["filingqa.evaluation"]
+    patterns = config["package-data"]["filingqa.evaluation.slices"]
+    root = REPO_ROOT / config["package-dir"]["filingqa.evaluation"] / "slices"
     files = [path.relative_to(root).as_posix() for path in slice_dir().glob("*.json")]
-    assert slice_dir() == root / "slices" and len(files) == 2 * len(SLICED)
+    assert slice_dir() == root and len(files) == 2 * len(SLICED)
     assert all(any(fnmatch.fnmatch(f, p) for p in patterns) for f in files)
 
 

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from filingqa.evaluation.slice_recipes import benchmark_contexts
-from filingqa.evaluation.slices import report_contexts
+from filingqa.evaluation.slices.committed import report_contexts
+from filingqa.evaluation.slices.recipes import benchmark_contexts
 from filingqa.optimizers.compile_data import (
     SplitSpec,
     draw,

@@ -83,7 +83,7 @@ def company_filings(ticker: str) -> tuple[list[Passage], list[Document], dict[st
 def company_search(ticker: str) -> tuple[FilingSearch, list]:
     """The search pipeline over one company's filings (in memory), and its questions with
     the revenue sentence of the question's filing as gold."""
-    from filingqa.evaluation.retrieval_gold import EvalQuery, Target
+    from filingqa.evaluation.retrieval.gold import EvalQuery, Target
 
     passages, documents, questions = company_filings(ticker)
     index = PassageIndex.open(":memory:", fake_embedder())

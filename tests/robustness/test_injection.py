@@ -8,7 +8,7 @@ import time
 import dspy
 import pytest
 
-from filingqa.evaluation.injection import (
+from filingqa.evaluation.robustness.injection import (
     CASES,
     FILINGS,
     InjectionReport,

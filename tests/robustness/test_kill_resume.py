@@ -1,10 +1,10 @@
-"""The kill-resume check (:mod:`filingqa.evaluation.kill_resume`) with the scripted backbone:
-eval SIGKILLed twice resumes to the uninterrupted run's results (the benchmark's full run
+"""The kill-resume check (:mod:`filingqa.evaluation.robustness.kill_resume`) with the scripted
+backbone: eval SIGKILLed twice resumes to the uninterrupted run's results (the benchmark's full run
 uses 30 questions)."""
 
 from __future__ import annotations
 
-from filingqa.evaluation.kill_resume import SCRIPTED, Plan, compare, drive
+from filingqa.evaluation.robustness.kill_resume import SCRIPTED, Plan, compare, drive
 
 
 def test_eval_killed_twice_finishes_with_the_uninterrupted_results() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import dspy
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.gold_context import gold_passages
+from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.modes import ModeAnswer
 from filingqa.evaluation.paired import paired_outcomes, sign_test
 from filingqa.evaluation.runner import Row, answer_and_judge

@@ -1,5 +1,5 @@
 """The recipes of the committed evaluation slices (``evaluation/slices/*.json``): one tuning
-and one report slice per dataset split, dealt by :mod:`~filingqa.evaluation.slice_making`.
+and one report slice per dataset split, dealt by :mod:`~filingqa.evaluation.slices.making`.
 
 - ``tatqa:dev``: by context (a table with its paragraphs), stratified by TAT-QA answer type;
   the contexts of the first-100 arithmetic benchmark are tuning contexts; each slice holds
@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from filingqa.datasets import load_dataset
-from filingqa.evaluation.question_types import question_type
-from filingqa.evaluation.slice_making import ALL_QUESTIONS, SliceRecipe
+from filingqa.datasets.question_types import question_type
+from filingqa.evaluation.slices.making import ALL_QUESTIONS, SliceRecipe
 from filingqa.records import QARecord
 
 BENCHMARK_SPEC = "tatqa:dev"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from filingqa.evaluation.slices import EvalSlice, SliceRole
+from filingqa.evaluation.slices.committed import EvalSlice, SliceRole
 from filingqa.records import QARecord
 
 ALL_QUESTIONS = "questions"

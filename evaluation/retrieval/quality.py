@@ -10,8 +10,8 @@ statements it implies), ``+exhaustive`` (a small filtered scope ranked whole), `
 (the reranker search loads by default: the product's default settings).
 
 What each dataset's questions must find, and the metric, are in
-:mod:`~filingqa.evaluation.retrieval_gold`; latency at scale in
-:mod:`~filingqa.evaluation.scale_latency`.
+:mod:`~filingqa.evaluation.retrieval.gold`; latency at scale in
+:mod:`~filingqa.evaluation.retrieval.scale_latency`.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from filingqa.evaluation.retrieval_gold import (
+from filingqa.evaluation.retrieval.gold import (
     EvalQuery,
     Metric,
     gold_queries,
     query_score,
     retrieval_benchmark,
 )
-from filingqa.evaluation.scale_latency import ScaleLatency, scale_latency
+from filingqa.evaluation.retrieval.scale_latency import ScaleLatency, scale_latency
 from filingqa.records.documents import Passage
 from filingqa.retrieval.search.pipeline import SearchSettings, default_reranker_dir, load_reranker
 from filingqa.retrieval.search.rerank import (

@@ -5,7 +5,7 @@ Work is tuned on tuning slices and reported on report slices only. The two never
 context (a TAT-QA table with its paragraphs, a FinQA filing page, a FinanceBench company's
 filings), so no context a report question is answered from was ever looked at while tuning;
 compile draws never use a report slice's contexts either. Each file says how it was made
-(:mod:`~filingqa.evaluation.slice_making`, ``benchmarks/make_slices.py``).
+(:mod:`~filingqa.evaluation.slices.making`, ``benchmarks/make_slices.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SliceRole = Literal["tuning", "report"]
 
 def slice_dir() -> Path:
     """The folder holding the committed slice files."""
-    return Path(str(resources.files("filingqa.evaluation") / "slices"))
+    return Path(str(resources.files("filingqa.evaluation.slices")))
 
 
 def slice_name(dataset: str, role: SliceRole) -> str:

@@ -2,7 +2,7 @@
 results as an uninterrupted one, with no duplicate and no lost row.
 
 :func:`drive` runs ``filingqa eval``'s own entry (``run_evaluation``) in a subprocess
-(``python -m filingqa.evaluation.kill_resume <job JSON>``) three ways: once uninterrupted
+(``python -m filingqa.evaluation.robustness.kill_resume <job JSON>``) three ways: once uninterrupted
 (the reference), then in a second output folder killed with SIGKILL when its rows file
 reaches a random row count (plus a random fraction of a second), killed again later, and
 rerun to the end. Each way has its own DSPy cache folder, so the killed run resumes from

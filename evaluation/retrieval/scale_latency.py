@@ -1,8 +1,8 @@
 """Search latency at scale: the index over a large synthetic corpus, and what the retrieval
 evaluation reports of it.
 
-:func:`scale_run` builds a :class:`~filingqa.retrieval.index.passage_index.PassageIndex` of N passages of
-:mod:`~filingqa.evaluation.synthetic_filings` on one embedded engine and times its build,
+:func:`scale_run` builds a :class:`~filingqa.retrieval.index.passage_index.PassageIndex`
+of N passages of :mod:`~.synthetic_filings` on one embedded engine and times its build,
 reopen, idempotent rerun and searches (hybrid with and without payload filters, dense and
 sparse alone; on ``edge`` also hybrid with the real MiniLM embedding each query).
 :func:`scale_latency` reads what ``benchmarks/index_scale.py scale`` and
@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from filingqa.evaluation import synthetic_filings as synthetic
+from filingqa.evaluation.retrieval import synthetic_filings as synthetic
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.passage_index import Engine, PassageIndex
 
