@@ -1,5 +1,7 @@
-"""A compiled artifact read into a :class:`~filingqa.program.financial_qa.FinancialQA`: its
-manifest, program state, router and reranker, without touching the LM."""
+"""A compiled artifact as a program: read into a
+:class:`~filingqa.program.financial_qa.FinancialQA` (its manifest, program state, structure,
+router, worked examples and reranker) without touching the LM (:func:`read_program`), or
+loaded ready to call with its backbone as DSPy's LM (:func:`load`, ``filingqa.load``)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,13 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+import dspy
 from pydantic import ValidationError
 
 from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read_manifest
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
+from filingqa.lm.backbone import LOCAL, configure, get_lm, served_url
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.search.rerank import Reranker
@@ -91,3 +95,61 @@ def _manifest(directory: Path) -> Manifest:
             f"{directory}: invalid manifest.json ({'.'.join(map(str, first['loc']))}: "
             f"{first['msg']})"
         ) from None
+
+
+class BackboneMismatch(UserWarning):
+    """The artifact runs with another backbone than it was compiled for."""
+
+
+def load(
+    path: str | Path,
+    lm: str | dspy.BaseLM | None = None,
+    *,
+    api_base: str | None = None,
+) -> FinancialQA:
+    """The compiled program in ``path`` with its structure, router (or the structure's loop
+    policy) and worked examples, ready to call.
+
+    ``lm`` (a backbone string or a ``dspy.LM``) replaces the backbone the artifact was
+    compiled for, with a :class:`BackboneMismatch` warning when they differ; without it the
+    artifact's own backbone is loaded. The backbone becomes DSPy's default LM with the
+    adapter it parses best with. The returned program carries ``manifest`` and, when the
+    artifact has one, ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the
+    search pipeline).
+
+    Raises:
+        FileNotFoundError: ``path`` is not a compiled artifact.
+        filingqa.artifacts.manifest.UnsupportedArtifact: an unknown format version.
+        ValueError: the manifest or the program state does not match this filingqa.
+    """
+    qa = read_program(path)
+    configure(_backbone(qa.manifest, lm, api_base))
+    return qa
+
+
+def _serves(name: str, backbone: str) -> bool:
+    """Whether ``name`` is the compiled-for embedded model behind a llama.cpp server
+    (``local@<url>`` for ``local``); the server's file cannot be checked from here."""
+    return backbone == LOCAL and served_url(name) is not None
+
+
+def _backbone(manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | None):
+    """The LM to run with, warning when it is not the one compiled for."""
+    if lm is None:
+        return get_lm(manifest.backbone, api_base=api_base)
+    chosen = get_lm(lm, api_base=api_base) if isinstance(lm, str) else lm
+    name = lm if isinstance(lm, str) else str(getattr(lm, "model", type(lm).__name__))
+    same = (
+        name == manifest.backbone
+        or getattr(chosen, "model", None) == manifest.lm_model
+        or _serves(name, manifest.backbone)
+    )
+    if not same:
+        warnings.warn(
+            f"{manifest.name} was compiled for {manifest.backbone} ({manifest.lm_model}); "
+            f"running it with {name}: its demos and instructions may not transfer — "
+            "compile for this backbone with `filingqa compile`",
+            BackboneMismatch,
+            stacklevel=3,
+        )
+    return chosen

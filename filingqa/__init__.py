@@ -3,7 +3,7 @@
 The public API: ``filingqa.load("artifacts/<name>")`` returns a compiled program, and
 :mod:`filingqa.ask` answers a question over a filing or an index; the ``filingqa`` command
 (:mod:`filingqa.cli`) sits on top. The packages below are laid out by role, one way down
-(see the README's architecture section).
+(see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -11,20 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filingqa import _moved
-
 if TYPE_CHECKING:
     from filingqa.program.financial_qa import FinancialQA
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "load"]
 
-_moved.install()
-
 
 def load(path: str | Path, lm: Any = None, *, api_base: str | None = None) -> FinancialQA:
     """The compiled artifact in ``path`` as a ready ``FinancialQA``; see
-    :func:`filingqa.artifact.load` (imported on first use: ``import filingqa`` stays light)."""
-    from filingqa.artifact import load as load_artifact
+    :func:`filingqa.artifacts.compiled.load` (imported on first use: ``import filingqa``
+    stays light)."""
+    from filingqa.artifacts.compiled import load as load_artifact
 
     return load_artifact(path, lm, api_base=api_base)

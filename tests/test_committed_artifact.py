@@ -6,7 +6,7 @@ import dspy
 import pytest
 
 import filingqa
-from filingqa.artifact import BackboneMismatch
+from filingqa.artifacts.compiled import BackboneMismatch
 from filingqa.ask import SAMPLE_DOC, SAMPLE_QUESTION, sample_filing
 from filingqa.evidence.plain_filing import split_filing
 from filingqa.models.registry import DEFAULT_LLM

@@ -1,7 +1,7 @@
-"""The layer order of the README's architecture section, enforced: a package imports only
-packages below it — at module level, inside functions, under ``TYPE_CHECKING`` or through
-``importlib`` — and no package code runs a script (a benchmark, say) by its path. There is
-no ignore list."""
+"""The layer order of ``docs/architecture.md``, enforced: a package or sub-room imports only
+the layers below its own — at module level, inside functions, under ``TYPE_CHECKING`` or
+through ``importlib`` —, every module lies in a layer, and no package code runs a script (a
+benchmark, say) by its path. There is no ignore list."""
 
 from __future__ import annotations
 
@@ -35,10 +35,11 @@ def package_dirs(root: Path) -> dict[str, str]:
     return config["tool"]["setuptools"]["package-dir"]
 
 
-def documented_layers(readme: str) -> list[set[str]]:
-    """The README's layer order, top first: the ``text`` block under "### Layers", one
-    layer per line, peers separated by ``|``, anything after ``#`` a comment."""
-    section = readme.split("### Layers", 1)[1]
+def documented_layers(doc: str) -> list[set[str]]:
+    """The layer order of ``docs/architecture.md``, top first: the ``text`` block under
+    "## Layers", one layer per line, peers separated by ``|``, anything after ``#`` a
+    comment. A name is a package (``program``) or a sub-room (``retrieval.search``)."""
+    section = doc.split("## Layers", 1)[1]
     block = re.search(r"```text\n(.*?)```", section, re.DOTALL)
     assert block is not None, "the Layers section has no ```text block"
     layers = []
@@ -47,6 +48,30 @@ def documented_layers(readme: str) -> list[set[str]]:
         if names:
             layers.append({name.strip() for name in names.split("|")})
     return layers
+
+
+def our_modules(root: Path) -> dict[str, Path]:
+    """Every module of the packages under ``root``, by dotted name, with its file."""
+    modules = {}
+    for package, folder in package_dirs(root).items():
+        for path in sorted((root / folder).rglob("*.py")):
+            relative = path.relative_to(root / folder).with_suffix("")
+            modules[".".join([package, *relative.parts]).removesuffix(".__init__")] = path
+    return modules
+
+
+def layer_of(module: str, names: set[str], folders: dict[str, str]) -> str | None:
+    """The layer ``module`` (or an attribute of it) lies in: the longest layer name that is
+    its path below ``filingqa`` or a prefix of it; the top folder's modules lie in
+    ``filingqa``. None: in no layer (or not ours)."""
+    packages = [p for p in folders if module == p or module.startswith(p + ".")]
+    if not packages:
+        return None
+    if max(packages, key=len) == "filingqa":
+        return "filingqa" if "filingqa" in names else None
+    short = module.split(".", 1)[1]
+    owners = [n for n in names if short == n or short.startswith(n + ".")]
+    return max(owners, key=len) if owners else None
 
 
 def imported_modules(tree: ast.AST, module: str) -> list[tuple[int, str]]:
@@ -91,53 +116,62 @@ def loads_script_by_path(tree: ast.AST) -> list[int]:
 
 
 def upward_imports(root: Path, layers: list[set[str]]) -> list[Violation]:
-    """Every import in the packages under ``root`` that does not go strictly down."""
+    """Every import in the packages under ``root`` that does not go strictly down, and every
+    import of a module of ours that lies in no layer."""
     folders = package_dirs(root)
-    level = {name: depth for depth, names in enumerate(reversed(layers)) for name in names}
-    unplaced = {_short(p) for p in folders} - set(level)
-    assert not unplaced, f"packages missing from the layer order: {sorted(unplaced)}"
+    names = {name for layer in layers for name in layer}
+    level = {name: depth for depth, peers in enumerate(reversed(layers)) for name in peers}
+    modules = our_modules(root)
+    unplaced = sorted(m for m in modules if layer_of(m, names, folders) is None)
+    assert not unplaced, f"modules in no layer of the order: {unplaced}"
+    stale = names - {layer_of(m, names, folders) for m in modules}
+    assert not stale, f"layers naming no package or module: {sorted(stale)}"
     violations = []
-    for package, folder in folders.items():
-        own = _short(package)
-        for path in sorted((root / folder).rglob("*.py")):
-            relative = path.relative_to(root / folder).with_suffix("")
-            module = ".".join([package, *relative.parts]).removesuffix(".__init__")
-            tree = ast.parse(path.read_text(), filename=str(path))
-            shown = str(path.relative_to(root))
-            for line, imported in imported_modules(tree, module):
-                target = _owner(imported, folders)
-                if target is None or target == own:
-                    continue
-                if level[target] >= level[own]:
-                    why = "a peer" if level[target] == level[own] else "a higher layer"
-                    violations.append(Violation(shown, line, imported, f"{own} → {why}"))
-            violations += [
-                Violation(shown, line, "a file by path", f"{own} runs a script by its path")
-                for line in loads_script_by_path(tree)
-            ]
+    for module, path in modules.items():
+        own = layer_of(module, names, folders)
+        assert own is not None
+        tree = ast.parse(path.read_text(), filename=str(path))
+        shown = str(path.relative_to(root))
+        for line, imported in imported_modules(tree, module):
+            if imported != "filingqa" and not imported.startswith("filingqa."):
+                continue
+            target = layer_of(imported, names, folders)
+            if target is None:
+                violations.append(Violation(shown, line, imported, f"{own} → no layer"))
+            elif target != own and level[target] >= level[own]:
+                why = "a peer" if level[target] == level[own] else "a higher layer"
+                violations.append(Violation(shown, line, imported, f"{own} → {why}"))
+        violations += [
+            Violation(shown, line, "a file by path", f"{own} runs a script by its path")
+            for line in loads_script_by_path(tree)
+        ]
     return violations
 
 
-def _short(package: str) -> str:
-    return package.split(".", 1)[1] if "." in package else package
-
-
-def _owner(module: str, folders: dict[str, str]) -> str | None:
-    """The layer name of the package ``module`` lies in (None: not ours)."""
-    matches = [p for p in folders if module == p or module.startswith(p + ".")]
-    return _short(max(matches, key=len)) if matches else None
+ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
 
 
 @pytest.fixture(scope="module")
 def layers() -> list[set[str]]:
-    return documented_layers((REPO_ROOT / "README.md").read_text())
+    return documented_layers(ARCHITECTURE.read_text())
 
 
-def test_the_readme_orders_every_package_once(layers) -> None:
+def test_the_architecture_doc_orders_every_room_once(layers) -> None:
     names = [name for layer in layers for name in layer]
     assert len(names) == len(set(names))
-    assert set(names) == {_short(p) for p in package_dirs(REPO_ROOT)}
+    folders = package_dirs(REPO_ROOT)
+    assert {name.split(".")[0] for name in names} == {
+        p.split(".", 1)[1] if "." in p else p for p in folders
+    }
     assert layers[0] == {"filingqa"}  # the CLI and the public API on top
+
+
+def test_the_sub_rooms_of_retrieval_and_evaluation_have_their_own_layers(layers) -> None:
+    names = {name for layer in layers for name in layer}
+    for room in ("retrieval", "evaluation"):
+        folder = REPO_ROOT / package_dirs(REPO_ROOT)[f"filingqa.{room}"]
+        sub_rooms = {f"{room}.{p.parent.name}" for p in folder.glob("*/__init__.py")}
+        assert sub_rooms and sub_rooms <= names, room
 
 
 def test_every_import_goes_down_the_layer_order(layers) -> None:
@@ -155,14 +189,19 @@ def test_no_test_runs_a_script_by_its_path() -> None:
     assert loading == {}
 
 
-def test_runtime_packages_sit_below_compile_and_evaluation(layers) -> None:
+def test_runtime_rooms_sit_below_compile_and_evaluation(layers) -> None:
     depth = {name: i for i, names in enumerate(layers) for name in names}
-    runtime = [
-        "program", "lm", "retrieval", "metrics", "checks", "signatures",
-        "datasets", "sandbox", "router",
-    ]  # fmt: skip
-    assert all(depth[name] > depth["evaluation"] for name in runtime)
+    runtime = [name for name in depth if name.split(".")[0] in RUNTIME]
+    assert set(RUNTIME) <= {name.split(".")[0] for name in runtime}
+    evaluation = [name for name in depth if name.split(".")[0] == "evaluation"]
+    assert all(depth[name] > depth[other] for name in runtime for other in evaluation)
     assert all(depth[name] > depth["optimizers"] for name in runtime)
+
+
+RUNTIME = (
+    "program", "router", "signatures", "metrics", "lm", "checks", "evidence", "retrieval",
+    "datasets", "sandbox", "models", "records", "core",
+)  # fmt: skip
 
 
 def _planted_tree(tmp_path: Path, retrieval_source: str) -> Path:
@@ -179,6 +218,24 @@ def _planted_tree(tmp_path: Path, retrieval_source: str) -> Path:
 
 
 PLANTED_LAYERS = [{"filingqa"}, {"optimizers"}, {"retrieval"}]
+
+
+def _planted_sub_rooms(tmp_path: Path, index_source: str) -> Path:
+    """A tree whose retrieval package has two sub-rooms, search above index."""
+    tree = _planted_tree(tmp_path, "import json\n")
+    for room in ("search", "index"):
+        (tree / "retrieval" / room).mkdir()
+        (tree / "retrieval" / room / "__init__.py").write_text("")
+    (tree / "retrieval" / "search" / "pipeline.py").write_text(
+        "from filingqa.retrieval.index import store\n"
+    )
+    (tree / "retrieval" / "index" / "store.py").write_text(index_source)
+    return tree
+
+
+SUB_ROOM_LAYERS = [
+    {"filingqa"}, {"optimizers"}, {"retrieval"}, {"retrieval.search"}, {"retrieval.index"},
+]  # fmt: skip
 
 
 def test_a_clean_tree_passes(tmp_path: Path) -> None:
@@ -221,3 +278,46 @@ def test_peers_may_not_import_each_other(tmp_path: Path) -> None:
         "filingqa.retrieval (optimizers → a peer)",
         "filingqa.retrieval.search (optimizers → a peer)",
     ]
+
+
+def test_sub_rooms_pass_when_they_import_down(tmp_path: Path) -> None:
+    tree = _planted_sub_rooms(tmp_path, "import json\n")
+    assert upward_imports(tree, SUB_ROOM_LAYERS) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from filingqa.retrieval.search import pipeline\n",
+        "def f():\n    from filingqa.retrieval.search.pipeline import x\n    return x\n",
+        "from ..search import pipeline\n",
+        "from filingqa.retrieval import search\n",
+    ],
+    ids=["module level", "function-local", "relative", "the parent package's name"],
+)
+def test_a_planted_upward_import_between_sub_rooms_fails(tmp_path: Path, source: str) -> None:
+    tree = _planted_sub_rooms(tmp_path, source)
+    violations = upward_imports(tree, SUB_ROOM_LAYERS)
+    assert violations
+    assert {v.file for v in violations} == {"retrieval/index/store.py"}
+    assert all("retrieval.index → a higher layer" in v.why for v in violations)
+
+
+def test_sub_rooms_on_one_line_may_not_import_each_other(tmp_path: Path) -> None:
+    tree = _planted_sub_rooms(tmp_path, "import json\n")
+    layers = [{"filingqa"}, {"optimizers"}, {"retrieval"}, {"retrieval.search", "retrieval.index"}]
+    violations = upward_imports(tree, layers)
+    assert [v.why for v in violations] == ["retrieval.search → a peer"] * 2
+
+
+def test_a_module_in_no_layer_is_reported(tmp_path: Path) -> None:
+    tree = _planted_sub_rooms(tmp_path, "import json\n")
+    layers = [{"filingqa"}, {"optimizers"}, {"retrieval.search"}, {"retrieval.index"}]
+    with pytest.raises(AssertionError, match=r"modules in no layer.*'filingqa\.retrieval'"):
+        upward_imports(tree, layers)
+
+
+def test_a_layer_naming_nothing_is_reported(tmp_path: Path) -> None:
+    tree = _planted_sub_rooms(tmp_path, "import json\n")
+    with pytest.raises(AssertionError, match=r"layers naming no package.*retrieval\.ingest"):
+        upward_imports(tree, [*SUB_ROOM_LAYERS, {"retrieval.ingest"}])

@@ -143,3 +143,16 @@ def test_wheel_has_one_top_level_package(built_wheel):
     names, _ = built_wheel
     tops = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
     assert tops == {"filingqa"}
+
+
+def test_every_package_folder_is_listed() -> None:
+    """A sub-package missing from ``packages`` would import from a checkout and be left out
+    of the wheel: every folder holding an ``__init__.py`` under the mapped folders is listed."""
+    config = setuptools_config()
+    listed = set(config["packages"])
+    found = set()
+    for package, folder in config["package-dir"].items():
+        for init in (REPO_ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(REPO_ROOT / folder).parts
+            found.add(".".join([package, *parts]))
+    assert found - listed == set()

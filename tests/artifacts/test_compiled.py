@@ -7,14 +7,14 @@ import dspy
 import pytest
 
 import filingqa
-from filingqa.artifact import BackboneMismatch
+from filingqa.artifacts.compiled import BackboneMismatch
 from filingqa.artifacts.manifest import UnsupportedArtifact
 from filingqa.datasets import load_dataset
 from filingqa.datasets.gold_context import gold_passages
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.router.lightgbm_router import LightGBMRouter
 
-from .optimizers.compile_fakes import SPLIT, compile_small, rule_lm, write_data_dir
+from ..optimizers.compile_fakes import SPLIT, compile_small, rule_lm, write_data_dir
 
 
 @pytest.fixture(autouse=True)
@@ -89,7 +89,7 @@ def test_import_filingqa_stays_light() -> None:
 
 
 def test_the_embedded_model_on_a_llama_server_counts_as_the_local_backbone() -> None:
-    from filingqa.artifact import _serves
+    from filingqa.artifacts.compiled import _serves
 
     assert _serves("local@http://127.0.0.1:8000/v1", "local")
     assert not _serves("local@http://127.0.0.1:8000/v1", "openai/gpt-4o-mini")

@@ -1,0 +1,148 @@
+"""``filingqa compile``: the program compiled for one backbone into an artifact."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from filingqa.cli.options import Commands, add_lm_options, p_value
+
+
+def add_parser(commands: Commands) -> None:
+    """Add the command's parser to ``commands``, its handler set."""
+    from filingqa.optimizers.presets import BUDGETS, OPTIMIZERS
+
+    run = commands.add_parser(
+        "compile", help="compile the program for a backbone into artifacts/<name>"
+    )
+    run.add_argument("--out", type=Path, required=True, help="artifact folder, artifacts/<name>")
+    add_lm_options(run)
+    run.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        help="structure: search the program's options and worked examples (default for "
+        "local backbones); bootstrap-rs, mipro, gepa, simba: DSPy prompt optimizers "
+        "(bootstrap-rs is the default for hosted ones); see the README, 'Compiling'",
+    )
+    run.add_argument(
+        "--budget",
+        choices=BUDGETS,
+        default="light",
+        help="optimizer effort and data sizes (default: light); the estimate printed first "
+        "is at the speed timed on the first dev question, redone after the first stage",
+    )
+    for split, what in (
+        ("train", "training questions"),
+        ("dev", "dev questions (candidate selection, scores before/after)"),
+        ("calibration", "router calibration questions (default: the dev draw)"),
+    ):
+        run.add_argument(
+            f"--{split}",
+            action="append",
+            default=[],
+            metavar="NAME:SPLIT[:N]",
+            help=f"{what}; repeatable (default: the preset's)",
+        )
+    run.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="NAME:SPLIT",
+        help="the structure search's worked examples: gold programs of these splits (repeatable; "
+        "default: tatqa:dev; the dev and report-slice contexts are never pooled)",
+    )
+    run.add_argument(
+        "--target",
+        choices=["pot", "program"],
+        help="compile the PoT module or the whole program (default: pot for local models, "
+        "program for hosted ones)",
+    )
+    run.add_argument("--teacher-lm", help="LM that bootstraps demos and proposes instructions")
+    run.add_argument("--judge-lm", help="LM for the judge's LLM stage (default: the backbone)")
+    run.add_argument(
+        "--max-p-value",
+        type=p_value,
+        help="keep the compiled program only if, against the uncompiled one, it wins more dev "
+        "questions than it loses with a one-sided sign-test p-value at most this (default "
+        "0.1; 1 keeps any compiled program that wins more than it loses)",
+    )
+    run.add_argument("--skip-retriever", action="store_true", help="do not train the reranker")
+    run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    run.add_argument(
+        "--dry-run", action="store_true", help="print the plan and budget estimate only"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from filingqa.lm.backbone import get_lm, is_embedded
+    from filingqa.optimizers.compile import (
+        CompileRequest,
+        describe_plan,
+        measure_speed,
+        plan_compile,
+        run_compile,
+    )
+    from filingqa.optimizers.presets import OptimizerSettings, default_optimizer, preset
+
+    local = is_embedded(args.lm)
+    settings = preset(args.optimizer or default_optimizer(local), args.budget, local=local)
+    chosen = {
+        "train": args.train,
+        "dev": args.dev,
+        "target": args.target,
+        "pool": args.pool,
+        "max_p_value": args.max_p_value,
+    }
+    settings = OptimizerSettings.model_validate(
+        settings.model_dump()
+        | {key: value for key, value in chosen.items() if value not in (None, [])}
+    )
+    request = CompileRequest(
+        name=args.out.name,
+        out_dir=args.out,
+        lm=args.lm,
+        api_base=args.api_base,
+        teacher_lm=args.teacher_lm,
+        judge_lm=args.judge_lm,
+        settings=settings,
+        calibration=args.calibration or None,
+        skip_retriever=args.skip_retriever,
+    )
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    plan = plan_compile(request, data_dir)
+    print(describe_plan(plan, with_estimate=args.dry_run))
+    if args.dry_run:
+        return 0
+    lm = get_lm(args.lm, api_base=args.api_base)
+    teacher = get_lm(args.teacher_lm) if args.teacher_lm else None
+    judge = get_lm(args.judge_lm) if args.judge_lm else None
+    try:
+        print("timing the backbone on the first dev question (stage 1's first answer)")
+        plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet)
+        print(f"budget estimate:\n{plan.estimate.describe()}", flush=True)
+        manifest = run_compile(
+            plan,
+            lm=lm,
+            teacher_lm=teacher,
+            judge_lm=judge,
+            data_dir=data_dir,
+            progress=not args.quiet,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"filingqa compile: interrupted; finished work is kept in {args.out}, "
+            "rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    kept = manifest.selection.kept if manifest.selection else "compiled"
+    print(
+        f"dev accuracy {manifest.before.accuracy:.1%} uncompiled, "
+        f"{manifest.after.accuracy:.1%} compiled; kept the {kept} program; "
+        f"{sum(manifest.lm_calls.values())} LM calls, {manifest.wall_seconds / 60:.0f} min; "
+        f"load with filingqa.load({str(args.out)!r})"
+    )
+    return 0

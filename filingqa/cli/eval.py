@@ -1,0 +1,189 @@
+"""``filingqa eval``: settings compared on a dataset split (or its retrieval quality), judged."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from filingqa.cli.options import Commands, add_lm_options, comma_list, key_value, positive_int
+
+
+def add_parser(commands: Commands) -> None:
+    """Add the command's parser to ``commands``, its handler set."""
+    run = commands.add_parser(
+        "eval", help="compare settings on a dataset split (gold or retrieved context), judged"
+    )
+    run.add_argument("--dataset", required=True, help="name:split, e.g. tatqa:dev")
+    run.add_argument(
+        "--mode",
+        default="direct,pot,program",
+        help="comma-separated settings: direct, cot, pot, naive-rag, program (uncompiled; "
+        "program+forms, program+guess, program-forms: with the answer form decided, guessed "
+        "from the wording, or not used), compiled, compiled+router (with --program DIR) "
+        "(default: direct,pot,program); or retrieval alone (search quality, no LM)",
+    )
+    run.add_argument(
+        "--context",
+        choices=["gold", "retrieved"],
+        help="evidence: the record's gold context, or passages searched in the index "
+        "(default: retrieved for financebench, gold for the rest; naive-rag always retrieves)",
+    )
+    run.add_argument(
+        "--index",
+        type=Path,
+        metavar="DIR",
+        help="index to search (default: the dataset's, FILINGQA_HOME/indexes/<dataset>)",
+    )
+    run.add_argument(
+        "--setting",
+        metavar="A,B",
+        help="comma-separated retrieval settings to compare (with --mode retrieval)",
+    )
+    run.add_argument("--json", type=Path, metavar="OUT", help="also write the results JSON to OUT")
+    run.add_argument("--limit", type=positive_int, help="the first N matching questions")
+    run.add_argument(
+        "--per-type",
+        type=positive_int,
+        metavar="N",
+        help="the first N matching questions of each answer type (all of a rarer type), "
+        "before --limit: a stratified set, e.g. 50 each of TAT-QA's arithmetic, span and "
+        "multi-span questions and its 10 counts",
+    )
+    run.add_argument(
+        "--slice",
+        metavar="NAME",
+        help="only the questions of this committed slice of the dataset, in dataset order, "
+        "before --where and --limit: <name>-<split>-tuning to tune on, <name>-<split>-report "
+        "to report on (e.g. tatqa-dev-report)",
+    )
+    run.add_argument(
+        "--where",
+        type=key_value,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="keep records whose field or meta entry equals VALUE "
+        "(e.g. tatqa_answer_type=arithmetic); repeatable",
+    )
+    run.add_argument("--concurrency", type=positive_int, default=1)
+    run.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: results/eval/<dataset>); rerunning resumes",
+    )
+    run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    run.add_argument(
+        "--judge-lm",
+        help="LM for the judge's LLM stage (non-numeric golds); default: exact match only. "
+        "Rows of an earlier run graded by exact match are graded again with it",
+    )
+    run.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="compiled artifact (e.g. artifacts/qwen-local) that the compiled and "
+        "compiled+router settings run",
+    )
+    run.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade every row already written again with the current judge (answers kept), "
+        "e.g. after the judge changed",
+    )
+    run.add_argument(
+        "--fresh-cache",
+        action="store_true",
+        help="start every setting from an empty in-memory LM cache, so tokens and seconds are "
+        "a first run's (replies cached by earlier runs or by another setting are not reused, "
+        "for the judge neither)",
+    )
+    run.add_argument(
+        "--publish",
+        type=Path,
+        metavar="DIR",
+        help="also keep each setting's rows in DIR without the dataset's text (question, gold, "
+        "judge's reason), to commit; a run on another machine given the same DIR restores the "
+        "rows its --out lacks and goes on",
+    )
+    add_lm_options(run)
+    run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from filingqa.evaluation.command import (
+        REPORT_FILE,
+        EvalSettings,
+        check_index,
+        check_slice,
+        paired_results,
+        run_evaluation,
+    )
+    from filingqa.evaluation.paired import format_paired
+    from filingqa.evaluation.summary import format_by_answer_type, format_table
+    from filingqa.lm.backbone import get_lm
+
+    modes = comma_list(args.mode)
+    if "retrieval" in modes and args.slice:
+        raise ValueError("--slice chooses the questions to answer: not with --mode retrieval")
+    if "retrieval" in modes:
+        return _run_retrieval_eval(args, modes)
+    if args.setting:
+        raise ValueError("--setting chooses retrieval settings: use it with --mode retrieval")
+    settings = EvalSettings(
+        dataset=args.dataset,
+        modes=modes,
+        lm=args.lm,
+        judge_lm=args.judge_lm,
+        regrade=args.regrade,
+        program=args.program,
+        limit=args.limit,
+        per_type=args.per_type,
+        slice=args.slice,
+        where=dict(args.where),
+        concurrency=args.concurrency,
+        context=args.context,
+        index=args.index,
+        out_dir=args.out or Path("results") / "eval" / args.dataset.replace(":", "_"),
+        json_out=args.json,
+        fresh_cache=args.fresh_cache,
+        publish=args.publish,
+    )
+    check_slice(settings)  # before loading the LM: a bad slice name fails at once
+    check_index(settings)  # before loading the LM: a missing index fails at once
+    lm = get_lm(args.lm, api_base=args.api_base)
+    judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
+    summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
+    print(
+        f"{settings.dataset}, lm={settings.lm}, slice={settings.slice or '-'}, "
+        f"where={settings.where or '-'}"
+    )
+    print(format_table(summaries))
+    if by_type := format_by_answer_type(summaries):
+        print(by_type)
+    if paired := format_paired(paired_results(settings)):
+        print(paired)
+    written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
+    print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
+    return 0
+
+
+def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:
+    """``--mode retrieval``: search quality of each retrieval setting (no LM)."""
+    if modes != ["retrieval"]:
+        raise ValueError("--mode retrieval runs alone: it measures search, not answers")
+    from filingqa.evaluation.retrieval.quality import (
+        format_retrieval_table,
+        run_retrieval_evaluation,
+    )
+
+    results = run_retrieval_evaluation(
+        args.dataset,
+        settings=comma_list(args.setting) if args.setting else None,
+        limit=args.limit,
+        data_dir=args.data_dir,
+        index=args.index,
+        json_out=args.json,
+        progress=True,
+    )
+    print(format_retrieval_table(results))
+    return 0

@@ -1,0 +1,48 @@
+"""``filingqa index``: filings or a dataset's documents ingested into the hybrid index."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from filingqa.cli.options import Commands
+
+
+def add_parser(commands: Commands) -> None:
+    """Add the command's parser to ``commands``, its handler set."""
+    index = commands.add_parser(
+        "index", help="ingest filings (or a dataset's documents) into the hybrid index"
+    )
+    index.add_argument("paths", nargs="*", type=Path, help="PDF, HTML or text files, or folders")
+    index.add_argument(
+        "--dataset", help="index a dataset's documents: financebench, finqa:SPLIT, tatqa:SPLIT"
+    )
+    where = index.add_mutually_exclusive_group()
+    where.add_argument(
+        "--index",
+        type=Path,
+        help="index directory (default: FILINGQA_HOME/indexes/default, or "
+        "FILINGQA_HOME/indexes/<dataset> with --dataset)",
+    )
+    where.add_argument("--qdrant-url", help="a Qdrant server or cluster instead of a directory")
+    index.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
+    index.add_argument("--quiet", action="store_true", help="no progress bars")
+    index.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
+    from filingqa.retrieval.index.build import build_index, format_report
+    from filingqa.retrieval.index.locations import default_index_dir
+
+    if bool(args.paths) == bool(args.dataset):
+        raise ValueError("give files or folders to index, or --dataset, not both")
+    default = default_index_dir(dataset_index_name(args.dataset) if args.dataset else "default")
+    report = build_index(
+        args.qdrant_url or args.index or default,
+        paths=args.paths,
+        corpus=dataset_corpus(args.dataset, args.data_dir) if args.dataset else None,
+        progress=not args.quiet,
+    )
+    print(format_report(report))
+    return 1 if report.failures else 0

@@ -1,0 +1,51 @@
+"""Argument types and options the commands share: the backbone, counts, p-values,
+``KEY=VALUE`` pairs and comma lists."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeAlias
+
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""The subcommands a command module adds its parser to."""
+
+
+def add_lm_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--lm`` (the backbone) and ``--api-base`` to ``parser``."""
+    parser.add_argument(
+        "--lm",
+        default="local",
+        help="backbone: 'local' (embedded Qwen2.5-Coder-1.5B), 'local:<path.gguf>', "
+        "'local@<url>' (the same model on a llama.cpp server, e.g. http://127.0.0.1:8000/v1), "
+        "or a litellm model string such as openai/gpt-4o-mini (default: local)",
+    )
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def p_value(text: str) -> float:
+    """A p-value above 0 and at most 1."""
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {value:g}")
+    return value
+
+
+def key_value(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as a pair."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def comma_list(text: str) -> list[str]:
+    """The non-empty items of a comma-separated list."""
+    return [item.strip() for item in text.split(",") if item.strip()]
