@@ -10,7 +10,7 @@ import pytest
 from filingqa.records.qa_record import Table
 from filingqa.retrieval.ingest.pdf import PageContent, UnreadableDocument, read_pdf
 
-from .pdf_fixtures import write_fixtures
+from ..pdf_fixtures import write_fixtures
 
 FIXTURES = write_fixtures()
 

@@ -19,7 +19,7 @@ from filingqa.evaluation.robustness.fast_inference import (
 from filingqa.lm.server_launch import ServerTiming
 from filingqa.lm.trace import Step
 
-from ..kit.data import judged_row
+from ...kit.data import judged_row
 
 
 def rows(setting: str, scores: list[float], seconds: float, evaluated: int) -> list:

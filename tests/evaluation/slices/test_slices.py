@@ -28,9 +28,9 @@ from filingqa.evaluation.slices.making import (
 from filingqa.evaluation.slices.recipes import BENCHMARK_SIZE, benchmark_contexts, recipes
 from filingqa.records import QARecord
 
-from .slice_fakes import synthetic_slice, use_slices
+from ..slice_fakes import synthetic_slice, use_slices
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 SLICED = ("tatqa:dev", "financebench:dev", "finqa:dev_sample200")
 TATQA_REPORT_MINIMUM = {"arithmetic": 100, "span": 50, "multi-span": 50, "count": 1}
 

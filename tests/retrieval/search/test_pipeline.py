@@ -23,7 +23,7 @@ from filingqa.retrieval.search.pipeline import (
 from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
 
-from .filings import fake_embedder, write_filings
+from ..filings import fake_embedder, write_filings
 
 
 @pytest.fixture(scope="module")

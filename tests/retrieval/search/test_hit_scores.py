@@ -18,7 +18,7 @@ from filingqa.retrieval.search.hit_scores import (
 )
 from filingqa.retrieval.search.pages import page_key
 
-from .filings import fake_embedder
+from ..filings import fake_embedder
 
 LEXICAL = BM25Encoder()
 TEXTS = [

@@ -26,8 +26,8 @@ from filingqa.retrieval.index.passage_index import PassageIndex, point_id
 from filingqa.retrieval.index.signals import PAYLOAD_KEY as SIGNALS
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 
-from .filings import FakeEncoder, fake_embedder, write_filings
-from .pdf_fixtures import write_fixtures
+from ..filings import FakeEncoder, fake_embedder, write_filings
+from ..pdf_fixtures import write_fixtures
 
 PDFS = write_fixtures()
 
@@ -169,7 +169,7 @@ def test_sigkilled_build_resumes_exactly(filings: Path, tmp_path: Path) -> None:
     script = tmp_path / "killed_build.py"
     script.write_text(textwrap.dedent(KILLED_BUILD))
     location = tmp_path / "index"
-    here = str(Path(__file__).parent)
+    here = str(Path(__file__).parents[1])  # the folder holding filings.py
     args = [sys.executable, str(script), str(location), str(filings), here]
     run = subprocess.run(args, cwd=tmp_path, capture_output=True)
     assert run.returncode == -9, run.stderr.decode()[-2000:]

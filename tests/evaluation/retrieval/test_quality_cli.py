@@ -14,8 +14,8 @@ from filingqa.evaluation.retrieval.gold import financebench_queries
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
-from ..retrieval.filings import fake_embedder
-from ..retrieval.pdf_fixtures import Text, pdf_bytes
+from ...retrieval.filings import fake_embedder
+from ...retrieval.pdf_fixtures import Text, pdf_bytes
 
 SPLIT = "fixture"
 FILINGS = {

@@ -22,10 +22,10 @@ from filingqa.retrieval.ingest.filings import (
 from filingqa.retrieval.ingest.html import html_pages
 from filingqa.retrieval.ingest.pdf import UnreadableDocument
 
-from .pdf_fixtures import write_fixtures
+from ..pdf_fixtures import write_fixtures
 
 FIXTURES = write_fixtures()
-SAMPLE = Path(__file__).resolve().parents[2] / "filingqa" / "samples" / "northwind_fy2024_10k.txt"
+SAMPLE = Path(__file__).resolve().parents[3] / "filingqa" / "samples" / "northwind_fy2024_10k.txt"
 
 FILING_HTML = """<html><head><title>10-K</title><style>p {margin:0}</style></head><body>
 <p>ACME CORP ANNUAL REPORT</p>
