@@ -3,17 +3,15 @@ spelled out for the program writer where the small model gets it wrong.
 
 "The 2019 average" of a figure shown for several year-ends is the average balance of the
 year: the mean of its 2019 and 2018 values. A small model takes the mean of every column
-instead, so the convention is spelled out. Notes for percentage change, change and averages
-over named years did not help (the model already knows them, and any extra line shifts its
-greedy output), so only the year-average convention is given (figures: README, "How it is
-built" and "Benchmarks").
+instead, so the convention is spelled out. No note is given for percentage change, change or
+averages over named years: the model already knows them, and any extra line shifts its
+greedy output (how the notes were compared: docs/experiments.md).
 
 A metric a filing seldom prints as a line (free cash flow, the quick ratio, working capital,
 EBITDA, the dividend payout ratio) gets its definition, but only when no table row of the
-evidence is labelled with it: the model otherwise copies the nearest line. Asked Northwind's
-fiscal 2024 free cash flow, with the statement of cash flows and the filing's own sentence
-defining it in the evidence, it answered net cash provided by operating activities (812.4)
-instead of 812.4 - 412.6.
+evidence is labelled with it: the model otherwise copies the nearest line, such as net cash
+provided by operating activities for free cash flow, even with the filing's own sentence
+defining the metric in the evidence.
 """
 
 from __future__ import annotations

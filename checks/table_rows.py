@@ -1,8 +1,10 @@
-"""Tables as labelled rows: the evidence layout a small model copies numbers from reliably.
+"""Tables as labelled rows: every value of a pipe table next to its row and column names.
 
-In a pipe table the model must count columns to find a value, and a small backbone often
-takes a neighbouring year's value, an operand from the wrong column. Rewriting each data row
-as ``label: 2019 = 680; 2018 = 774`` puts every value next to its row and column names.
+In a pipe table the model must count columns to find a value, and a small backbone can take
+a neighbouring year's value, an operand from the wrong column. Rewriting each data row as
+``label: 2019 = 680; 2018 = 774`` puts every value next to its row and column names. The
+program writer reads pipe tables by default (``ProgramOfThought(tables_as_rows=...)``; the
+two layouts compared: docs/experiments.md).
 Section rows ("Industrial Solutions:") prefix the rows under them; leading spanning rows
 (units, "Fiscal") become a caption line. Values keep the filing's notation: ``(412.6)``
 stays as written, because whether it is a negative number or an outflow to subtract depends

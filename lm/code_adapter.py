@@ -36,7 +36,7 @@ class FencedCodeAdapter(EvidenceFirstLayout, dspy.ChatAdapter):
     Python that stores ``result``"): with DSPy's usual
     system-message layout a small model often writes one-line programs that take the wrong
     cells, and labelling the first field ``Evidence:`` does worse than leaving it bare (the
-    layouts' scores: README, "Benchmarks"). Field names are not shown as identifiers: small
+    layouts compared: docs/experiments.md). Field names are not shown as identifiers: small
     models otherwise treat an input such as ``evidence`` as a Python variable or a file
     their code can read. Demos are earlier user/assistant turns of the same shape.
     """

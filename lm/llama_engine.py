@@ -50,9 +50,10 @@ MAX_ARRAY_ITEMS = 12
 class LlamaCppEngine:
     """Runs chat completions on a local GGUF model; one generation at a time (thread-safe).
 
-    ``n_threads`` (generation threads) defaults to every CPU: llama-cpp-python's own default,
-    half of them, generates markedly slower (``benchmarks/llm_threads.py``; README, "The LM
-    layer"); prompt processing already uses every CPU.
+    ``n_threads`` (generation threads) defaults to every CPU rather than llama-cpp-python's
+    own default, half of them, which generates slower (``benchmarks/llm_threads.py``
+    compares the two; figures in docs/benchmarks.md); prompt processing already uses every
+    CPU.
 
     JSON requests from DSPy's JSONAdapter (``response_format`` with a JSON schema) are
     decoded under llama.cpp's schema grammar, given as ``{"type": "json_object",

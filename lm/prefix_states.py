@@ -9,8 +9,8 @@ the longest prefix with its prompt when that beats the live context.
 
 Only the sequence's KV cells are saved (``llama_state_seq_get_data``): llama-cpp-python's
 own ``save_state``/``LlamaRAMCache`` also copies its logits buffer (``n_batch`` × vocabulary
-floats, about 300 MB with Qwen's vocabulary) into every state, and its capacity check does
-not count that copy. After a restore the prompt's last shared token is evaluated again,
+floats, hundreds of MB with a large vocabulary) into every state, and its capacity check
+does not count that copy. After a restore the prompt's last shared token is evaluated again,
 which refreshes the logits. A state is keyed by the exact tokens it holds, so a prompt that
 differs anywhere (a changed evidence block) reuses at most the tokens before the change.
 """

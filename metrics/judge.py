@@ -95,9 +95,8 @@ def _held_to_its_reason(score: float, reason: str) -> Verdict:
     """The LLM's verdict, scored 0 when its own reason says the answer does not match.
 
     A small judge LM writes "The predicted answer '112' does not match the gold answer '…
-    $411 million'" and then scores 0.5, and does so for most answers it gives credit to
-    (README, "The judge"). The reason comes first in the signature, so it is taken as the
-    verdict.
+    $411 million'" and then scores 0.5 (how often: docs/experiments.md). The reason comes
+    first in the signature, so it is taken as the verdict.
     """
     if score > 0 and _MISMATCH.search(reason):
         marked = f"{reason} [scored 0: the reason says no match]"

@@ -2,7 +2,7 @@
 
 A small judge LM credits plainly wrong answers often enough to swamp a comparison: it gives
 half credit to refusals, empty answers and a company name ("3M" for a gold opening "No, the
-company is managing its CAPEX …"; counts: README, "The judge"). So before any LLM sees
+company is managing its CAPEX …"; counts: docs/experiments.md). So before any LLM sees
 them, these answers score 0:
 
 - an empty answer, or the program's failure notice ("no answer (reason 1:

@@ -23,9 +23,9 @@ from filingqa.optimizers.structure_search import (
 )
 
 LOCAL_SECONDS_PER_CALL: dict[Target, float] = {"pot": 12.0, "program": 12.6}
-"""Assumed until the compile measures its backbone (a dry run): measured on 2 CPU cores
-with the embedded 1.5B model, one PoT call (TAT-QA, zero-shot) and one call of the whole
-program in the committed artifact's compile (README, "Structure search")."""
+"""Seconds per call assumed until the compile times its backbone (and in a dry run): one PoT
+call and one call of the whole program of the embedded model, as the committed artifact's
+compile ran them (docs/experiments.md)."""
 API_SECONDS_PER_CALL = 4.0
 """A guess for a hosted model until its first dev answer is timed: latency per call,
 before threading."""
@@ -64,8 +64,8 @@ class CallShape(BaseModel):
 
 
 CALL_SHAPE = CallShape(evaluated_tokens=546, generated_tokens=105, overhead=0.10)
-"""Measured in the committed artifact's compile, stage 1 (README, "Compiling"); the PoT
-target is costed with it too."""
+"""The average call of the committed artifact's compile, stage 1 (docs/compiling.md); the
+PoT target is costed with it too."""
 
 
 class StageCost(BaseModel):

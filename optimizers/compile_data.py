@@ -3,7 +3,7 @@
 A split is ``name:split[:n]``: ``n`` questions drawn by a seeded shuffle (spread over
 contexts, not the first ``n`` of a few). Selection is hygienic: the contexts of the TAT-QA
 benchmark (the first 100 arithmetic questions of ``tatqa:dev``, what ``make bench-tatqa``
-and the README figures use) and of every report slice of the dataset
+and the figures in docs/benchmarks.md use) and of every report slice of the dataset
 (:mod:`~filingqa.evaluation.slices`) never train or select a program, and dev questions
 never share a context with training ones. The PoT target keeps numeric answers only.
 """

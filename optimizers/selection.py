@@ -3,7 +3,7 @@
 An optimizer always returns its best candidate, and on a small dev draw the best of a few
 candidates wins by noise alone: the local model's first compile kept a bootstrapped demo
 on a dev gain within noise, and the same kind of demo then lost to zero-shot on other
-questions (``benchmarks/pot_demos.py``; figures: README, "Compiling"). So the two
+questions (``benchmarks/pot_demos.py``; figures: docs/experiments.md). So the two
 programs' dev rows are compared question by question, and the compiled one replaces the
 uncompiled one only if it wins more questions than it loses with a one-sided sign test
 p-value at most ``max_p_value``.

@@ -120,8 +120,7 @@ A check switched off changes only the questions it would have sent back for revi
 smaller evidence budget only the questions whose evidence exceeds it; worked examples sit
 after the evidence, so the evidence's prefill is reused; ``loop`` is the ``always`` policy,
 whose first passes are the start's (``never`` costs nothing: its single passes are the
-start's first passes). Fitted on the local compile's search rows (README, "Structure
-search")."""
+start's first passes). Fitted on the local compile's search rows (docs/experiments.md)."""
 EXTRA_SAMPLE_SHARE = 0.15
 """Per sample beyond the start's, the extra time of an answer: the samples are decoded in
 one batch over one prefill, so only their generation adds."""

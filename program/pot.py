@@ -43,8 +43,8 @@ class ProgramOfThought(dspy.Module):
     (how many samples gave the chosen value).
 
     With ``tables_as_rows`` pipe tables in the evidence are shown to the model as labelled
-    rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default: it fixes
-    column mix-ups but loses other questions). With ``samples`` > 1 (self-consistency)
+    rows (:func:`~filingqa.checks.table_rows.linearize_tables`; off by default, see
+    docs/experiments.md). With ``samples`` > 1 (self-consistency)
     further programs are sampled at temperature ``SAMPLE_TEMPERATURE`` beside the greedy one
     (all requested :func:`~filingqa.lm.parallel_samples.sampled_together`, so an engine
     that can decodes them as one batch), each is run, and the value most programs agree on

@@ -1,8 +1,9 @@
 """What a passage's text says, read once at index time: the reranker's passage-side inputs.
 
 Tokenizing a passage, finding the years, quarters and metrics it names and shingling it for
-deduplication take about a millisecond of regular expressions per passage; done per query
-for a hundred candidates they were most of a search's time. They depend on the text alone,
+deduplication is regular-expression work per passage; done per query for every reranker
+candidate it would dominate a search's time (docs/benchmarks.md has the latency before and
+after). They depend on the text alone,
 so the index stores them in each passage's payload as one compact JSON string
 (:func:`to_payload`; a string, as Qdrant reads nested payload values far slower), a search
 reads them back with the hit (:func:`from_payload`) and only a passage without them (an index built

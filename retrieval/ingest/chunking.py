@@ -2,7 +2,7 @@
 
 Tokens are estimated, not counted: each word or punctuation mark is one token, plus one for
 every 8 characters of a long word — close to the all-MiniLM-L6-v2 WordPiece count (the
-README's ingestion notes give the measured gap), at no cost and with no model files.
+gap is in docs/benchmarks.md), at no cost and with no model files.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.lexical import BM25Encoder, saturated_tf
 
 PAGE_PASSAGES = 4
-"""Passages per PDF page on average (FinanceBench: 33,033 / 8,025): a page's BM25 length."""
+"""Passages per PDF page on average, rounded from the FinanceBench index's passage and page
+counts: a page's BM25 length."""
 
 PageKey = tuple[str, int]
 TermCounts = tuple[dict[int, int], int]

@@ -51,7 +51,7 @@ ReRankerChoice = Reranker | Path | None | Literal["default"]
 _INDEX_MODES: dict[Mode, SearchMode] = {"bm25": "sparse", "dense": "dense", "hybrid": "hybrid"}
 QUERY_THREADS = 1
 """ONNX threads of the embedder :meth:`FilingSearch.open` loads: one query embeds fastest on
-one thread (``benchmarks/search_pipeline.py`` measures it)."""
+one thread (``benchmarks/search_pipeline.py`` times it; docs/benchmarks.md)."""
 
 
 class SearchSettings(BaseModel):
