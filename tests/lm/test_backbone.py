@@ -3,7 +3,7 @@ from pathlib import Path
 import dspy
 import pytest
 
-from filingqa.lm.backbone import configure, get_lm, is_local
+from filingqa.lm.backbone import Backbone, configure, get_lm
 from filingqa.lm.llama_engine import LlamaCppEngine
 from filingqa.models.store import ModelNotReady
 
@@ -50,4 +50,4 @@ def test_configure_sets_lm_and_adapter(isolated_home: Path, tmp_path: Path) -> N
     [("local", True), ("local:/m.gguf", True), ("openai/gpt-4o-mini", False), ("localai", False)],
 )
 def test_is_local(spec: str, local: bool) -> None:
-    assert is_local(spec) is local
+    assert Backbone.parse(spec).in_process is local
