@@ -6,8 +6,9 @@ Stages, each checkpointed in the out dir so a rerun (after ctrl-C or a crash) re
 2. optimization: the structure search (:mod:`~filingqa.optimizers.structure_search`; its
    worked examples in ``worked_examples.json``, each candidate's rows in ``search/``,
    the start's copied from the dev score before), or prompt optimization with a DSPy
-   optimizer, metric = the strict judge (``optimized.json`` + ``optimizer.json``; an
-   interrupted optimizer reruns, its LM calls answered from DSPy's on-disk cache);
+   optimizer of the registry (:mod:`~filingqa.optimizers.optimizer_registry`), metric =
+   the strict judge (``optimized.json`` + ``optimizer.json``; an interrupted optimizer
+   reruns, its LM calls answered from DSPy's on-disk cache);
 3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
    the program the artifact keeps (``program.json``): the compiled one only if it beats the
    uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
@@ -62,6 +63,7 @@ from filingqa.optimizers import compile_data
 from filingqa.optimizers.budget import BudgetEstimate, call_seconds, estimate, re_estimate
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compiled_modes import pot_mode, program_mode
+from filingqa.optimizers.optimizer_registry import optimize, prompt_optimizer
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
@@ -444,9 +446,7 @@ def _optimized(
                 f"optimizer stopped ({problem}); rerun the same command to resume "
                 "(LM calls made so far are cached)"
             ) from problem
-    candidates = [  # DSPy's Evaluate scores in percent
-        round(float(c["score"]) / 100, 4) for c in getattr(compiled, "candidate_programs", [])
-    ]
+    candidates = prompt_optimizer(plan.request.settings.optimizer).candidate_scores(compiled)
     if target == "pot":
         qa.pot.load_state(compiled.dump_state())
     else:
@@ -555,74 +555,6 @@ def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPol
     own = score_policy(labels, full)
     routed = report.routed
     return (routed.accuracy, -routed.lm_calls) > (own.accuracy, -own.lm_calls)
-
-
-def optimize(
-    settings: OptimizerSettings,
-    student: dspy.Module,
-    trainset: list[dspy.Example],
-    devset: list[dspy.Example],
-    *,
-    metric: JudgeMetric,
-    lm: dspy.BaseLM,
-    teacher_lm: dspy.BaseLM | None = None,
-) -> dspy.Module:
-    """``student`` compiled by ``settings.optimizer``; the teacher (else ``lm``) bootstraps
-    traces and proposes instructions."""
-    s = settings
-    teacher = {"lm": teacher_lm} if teacher_lm is not None else {}
-    errors = len(trainset) + len(devset)
-    if s.optimizer == "bootstrap-rs":
-        return dspy.BootstrapFewShotWithRandomSearch(
-            metric=metric,
-            teacher_settings=teacher,
-            max_bootstrapped_demos=s.max_demos,
-            max_labeled_demos=s.max_labeled_demos,
-            num_candidate_programs=s.candidates,
-            num_threads=s.threads,
-            max_errors=errors,
-        ).compile(student, trainset=trainset, valset=devset)
-    if s.optimizer == "mipro":
-        return dspy.MIPROv2(
-            metric=metric,
-            prompt_model=teacher_lm or lm,
-            task_model=lm,
-            teacher_settings=teacher,
-            max_bootstrapped_demos=s.max_demos,
-            max_labeled_demos=s.max_labeled_demos,
-            auto=None,
-            num_candidates=s.candidates,
-            num_threads=s.threads,
-            max_errors=errors,
-            seed=s.seed,
-        ).compile(
-            student,
-            trainset=trainset,
-            valset=devset,
-            num_trials=s.trials,
-            minibatch=len(devset) > s.minibatch_size,
-            minibatch_size=s.minibatch_size,
-        )
-    if s.optimizer == "gepa":
-        # every traced predictor each iteration: round-robin spent two of three iterations
-        # of a local PoT compile on the repair and revision predictors, which rarely run
-        return dspy.GEPA(
-            metric=metric.feedback,
-            max_metric_calls=s.max_metric_calls,
-            reflection_lm=teacher_lm or lm,
-            component_selector="all",
-            num_threads=s.threads,
-            seed=s.seed,
-        ).compile(student, trainset=trainset, valset=devset)
-    return dspy.SIMBA(
-        metric=metric,
-        bsize=min(s.simba_batch, len(trainset)),
-        num_candidates=s.candidates,
-        max_steps=s.simba_steps,
-        max_demos=s.max_demos,
-        prompt_model=teacher_lm or lm,
-        num_threads=s.threads,
-    ).compile(student, trainset=trainset, seed=s.seed)
 
 
 def _reranker(

@@ -11,7 +11,8 @@ from filingqa.cli.options import Commands, add_lm_options, p_value
 
 def add_parser(commands: Commands) -> None:
     """Add the command's parser to ``commands``, its handler set."""
-    from filingqa.optimizers.presets import BUDGETS, OPTIMIZERS
+    from filingqa.optimizers.optimizer_registry import OPTIMIZERS
+    from filingqa.optimizers.presets import BUDGETS
 
     run = commands.add_parser(
         "compile", help="compile the program for a backbone into artifacts/<name>"
@@ -22,7 +23,7 @@ def add_parser(commands: Commands) -> None:
         "--optimizer",
         choices=OPTIMIZERS,
         help="structure: search the program's options and worked examples (default for "
-        "local backbones); bootstrap-rs, mipro, gepa, simba: DSPy prompt optimizers "
+        "local backbones); bootstrap-rs, gepa, simba: DSPy prompt optimizers "
         "(bootstrap-rs is the default for hosted ones); see the README, 'Compiling'",
     )
     run.add_argument(
