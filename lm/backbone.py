@@ -208,12 +208,6 @@ class RetryingLM(dspy.LM):
         raise AssertionError("unreachable")
 
 
-def is_local(spec: str) -> bool:
-    """Whether a backbone string names an in-process GGUF model (:attr:`Backbone.in_process`;
-    for a caller holding only the string)."""
-    return Backbone.parse(spec).in_process
-
-
 def is_embedded(spec: str) -> bool:
     """Whether a backbone string names the small local model, in process or served
     (:attr:`Backbone.local_model`; for a caller holding only the string)."""

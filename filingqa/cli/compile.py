@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, p_value
+from filingqa.cli.options import Commands, add_lm_options, backbone_of, p_value
 
 
 def add_parser(commands: Commands) -> None:
@@ -78,17 +78,13 @@ def add_parser(commands: Commands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from filingqa.lm.backbone import get_lm, is_embedded
-    from filingqa.optimizers.compile import (
-        CompileRequest,
-        describe_plan,
-        measure_speed,
-        plan_compile,
-        run_compile,
-    )
+    from filingqa.lm.backbone import Backbone, get_lm
+    from filingqa.optimizers.compile import measure_speed, run_compile
+    from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
     from filingqa.optimizers.presets import OptimizerSettings, default_optimizer, preset
 
-    local = is_embedded(args.lm)
+    backbone = backbone_of(args)
+    local = backbone.local_model
     settings = preset(args.optimizer or default_optimizer(local), args.budget, local=local)
     chosen = {
         "train": args.train,
@@ -104,10 +100,9 @@ def _run(args: argparse.Namespace) -> int:
     request = CompileRequest(
         name=args.out.name,
         out_dir=args.out,
-        lm=args.lm,
-        api_base=args.api_base,
-        teacher_lm=args.teacher_lm,
-        judge_lm=args.judge_lm,
+        backbone=backbone,
+        teacher_backbone=Backbone.parse(args.teacher_lm) if args.teacher_lm else None,
+        judge_backbone=Backbone.parse(args.judge_lm) if args.judge_lm else None,
         settings=settings,
         calibration=args.calibration or None,
         skip_retriever=args.skip_retriever,
@@ -117,9 +112,9 @@ def _run(args: argparse.Namespace) -> int:
     print(describe_plan(plan, with_estimate=args.dry_run))
     if args.dry_run:
         return 0
-    lm = get_lm(args.lm, api_base=args.api_base)
-    teacher = get_lm(args.teacher_lm) if args.teacher_lm else None
-    judge = get_lm(args.judge_lm) if args.judge_lm else None
+    lm = get_lm(request.backbone)
+    teacher = get_lm(request.teacher_backbone) if request.teacher_backbone else None
+    judge = get_lm(request.judge_backbone) if request.judge_backbone else None
     try:
         print("timing the backbone on the first dev question (stage 1's first answer)")
         plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet)

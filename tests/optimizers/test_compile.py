@@ -7,15 +7,12 @@ import pytest
 from filingqa.artifacts.manifest import read_manifest
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
+from filingqa.lm.backbone import Backbone
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.optimizers.compile import (
-    _model_file,
-    measure_speed,
-    optimize,
-    plan_compile,
-    run_compile,
-)
+from filingqa.optimizers.compile import measure_speed, run_compile
+from filingqa.optimizers.compile_plan import plan_compile
+from filingqa.optimizers.optimizer_registry import optimize
 from filingqa.optimizers.presets import preset
 from filingqa.program.pot import ProgramOfThought
 
@@ -186,14 +183,14 @@ def test_gepa_reflects_on_every_traced_predictor_each_iteration(
 
 
 def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
-    pinned = _model_file("local")
+    pinned = Backbone.parse("local").model_file()
     assert pinned is not None and pinned.sha256 == DEFAULT_LLM.file.sha256
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF")
-    hashed = _model_file(f"local:{gguf}")
+    hashed = Backbone.parse(f"local:{gguf}").model_file()
     assert hashed is not None and hashed.name == "tiny.gguf"
     assert hashed.sha256 == hashlib.sha256(b"GGUF").hexdigest()
-    assert _model_file("openai/gpt-4o-mini") is None
+    assert Backbone.parse("openai/gpt-4o-mini").model_file() is None
 
 
 def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:
