@@ -1,5 +1,6 @@
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,20 @@ def test_other_settings_in_the_same_out_dir_are_refused(
     out, _ = compiled
     with pytest.raises(ValueError, match=r"other settings \(teacher_lm differ\)"):
         compile_small(data_dir, out, teacher_lm="other/model")
+
+
+def test_a_compile_started_with_since_retired_settings_resumes(
+    compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
+) -> None:
+    baseline, _ = compiled
+    out = tmp_path / "older" / baseline.name
+    shutil.copytree(baseline, out)
+    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
+    written["settings"] |= {"trials": 0, "minibatch_size": 10}  # mipro's, before it left
+    (out / "compile.json").write_text(json.dumps(written))
+    lm = rule_lm()
+    assert compile_small(data_dir, out, lm).after.accuracy == 1.0
+    assert lm.engine.calls == 0
 
 
 def test_manifest_never_holds_secrets(
