@@ -9,6 +9,7 @@ estimate is printed, :func:`re_estimate` on stage 1's answers after it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -191,7 +192,7 @@ def estimate(
     )
 
 
-def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
+def call_seconds(rows: Sequence[Row]) -> tuple[float, str] | None:
     """The seconds of an average call of the compile at the speed ``rows`` ran, and how
     it was found; None when the cache answered every call. Where the backbone reports its
     prefill and generation times, an average call's tokens
@@ -215,7 +216,7 @@ def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
     return seconds, "measured on the first dev question"
 
 
-def re_estimate(rows: list[Row], planned: BudgetEstimate) -> str:
+def re_estimate(rows: Sequence[Row], planned: BudgetEstimate) -> str:
     """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
     when every call was answered from the cache. When the backbone reports its prefill
     time, a demo's cost is measured too: its tokens (about one request's prompt) at the

@@ -77,7 +77,7 @@ def measure_speed(
     run = CompileRun(plan=plan, lm=lm, judge_lm=judge_lm, progress=progress)
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
         first = score_before(run, plan.dev[:1])
-    speed = call_seconds(list(first.rows))
+    speed = call_seconds(first.rows)
     if speed is None:
         return plan
     seconds, basis = speed
@@ -118,7 +118,7 @@ def run_compile(
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
         say("1/6 dev score before compiling")
         before = score_before(run)
-        say(f"    {before.describe()}{re_estimate(list(before.rows), plan.estimate)}")
+        say(f"    {before.describe()}{re_estimate(before.rows, plan.estimate)}")
         say(f"2/6 optimizing with {s.optimizer}")
         optimization = search_structure(run) if s.optimizer == STRUCTURE else optimize_prompts(run)
         say("3/6 dev score after compiling")
