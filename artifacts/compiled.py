@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read_manifest
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
-from filingqa.lm.backbone import LOCAL, configure, get_lm, served_url
+from filingqa.lm.backbone import Backbone, configure, get_lm
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.search.rerank import Reranker
@@ -103,19 +103,21 @@ class BackboneMismatch(UserWarning):
 
 def load(
     path: str | Path,
-    lm: str | dspy.BaseLM | None = None,
+    lm: str | Backbone | dspy.BaseLM | None = None,
     *,
     api_base: str | None = None,
 ) -> FinancialQA:
     """The compiled program in ``path`` with its structure, router (or the structure's loop
     policy) and worked examples, ready to call.
 
-    ``lm`` (a backbone string or a ``dspy.LM``) replaces the backbone the artifact was
-    compiled for, with a :class:`BackboneMismatch` warning when they differ; without it the
-    artifact's own backbone is loaded. The backbone becomes DSPy's default LM with the
-    adapter it parses best with. The returned program carries ``manifest`` and, when the
-    artifact has one, ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the
-    search pipeline).
+    ``lm`` (a backbone string, a parsed :class:`~filingqa.lm.backbone.Backbone` or a
+    ``dspy.LM``) replaces the backbone the artifact was compiled for, with a
+    :class:`BackboneMismatch` warning when they differ; without it the artifact's own
+    backbone is loaded. ``api_base`` goes with a backbone string (the given one, else the
+    artifact's). The backbone becomes DSPy's default LM with the adapter it parses best
+    with. The returned program carries ``manifest`` and, when the artifact has one,
+    ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the search
+    pipeline).
 
     Raises:
         FileNotFoundError: ``path`` is not a compiled artifact.
@@ -127,24 +129,26 @@ def load(
     return qa
 
 
-def _serves(name: str, backbone: str) -> bool:
-    """Whether ``name`` is the compiled-for embedded model behind a llama.cpp server
+def _serves(given: Backbone, compiled_for: Backbone) -> bool:
+    """Whether ``given`` is the compiled-for embedded model behind a llama.cpp server
     (``local@<url>`` for ``local``); the server's file cannot be checked from here."""
-    return backbone == LOCAL and served_url(name) is not None
+    return compiled_for.kind == "embedded" and given.kind == "served"
 
 
-def _backbone(manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | None):
+def _backbone(
+    manifest: Manifest, lm: str | Backbone | dspy.BaseLM | None, api_base: str | None
+) -> dspy.BaseLM:
     """The LM to run with, warning when it is not the one compiled for."""
+    compiled_for = Backbone.parse(manifest.backbone, api_base)
     if lm is None:
-        return get_lm(manifest.backbone, api_base=api_base)
-    chosen = get_lm(lm, api_base=api_base) if isinstance(lm, str) else lm
-    name = lm if isinstance(lm, str) else str(getattr(lm, "model", type(lm).__name__))
-    same = (
-        name == manifest.backbone
-        or getattr(chosen, "model", None) == manifest.lm_model
-        or _serves(name, manifest.backbone)
-    )
-    if not same:
+        return get_lm(compiled_for)
+    if isinstance(lm, dspy.BaseLM):
+        chosen, name, serves = lm, str(getattr(lm, "model", type(lm).__name__)), False
+    else:
+        given = Backbone.parse(lm, api_base) if isinstance(lm, str) else lm
+        chosen, name, serves = get_lm(given), given.spec, _serves(given, compiled_for)
+    same = name == manifest.backbone or getattr(chosen, "model", None) == manifest.lm_model
+    if not (same or serves):
         warnings.warn(
             f"{manifest.name} was compiled for {manifest.backbone} ({manifest.lm_model}); "
             f"running it with {name}: its demos and instructions may not transfer — "

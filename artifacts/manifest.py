@@ -15,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.lm.backbone import ModelFile
 from filingqa.router.rule import LoopPolicy
 
 FORMAT_VERSION = 1
@@ -27,15 +28,22 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE
 _MIN_SECRET_CHARS = 8
 
 
+__all__ = [
+    "DataSplit",
+    "Manifest",
+    "ModelFile",
+    "Scores",
+    "Selection",
+    "UnsupportedArtifact",
+    "read_manifest",
+    "redact_url",
+    "scrub",
+    "write_manifest",
+]
+
+
 class UnsupportedArtifact(ValueError):
     """The artifact's format version is not one this filingqa reads."""
-
-
-class ModelFile(BaseModel):
-    """The local GGUF file a program was compiled with."""
-
-    name: str
-    sha256: str
 
 
 class Scores(BaseModel):

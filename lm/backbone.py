@@ -1,4 +1,7 @@
-"""One way to get a DSPy LM from a backbone string, and the adapter each backbone parses best with.
+"""One way to get a DSPy LM from a backbone, and the adapter each backbone parses best with.
+
+A backbone string (``--lm``) is parsed once into a :class:`Backbone`, with the API base it
+goes to; everything downstream reads that value. The strings:
 
 - ``local`` → the embedded Qwen2.5-Coder-1.5B GGUF (pulled by ``filingqa models pull``),
   run in process by llama-cpp-python;
@@ -26,11 +29,11 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import dspy
 from dspy.utils.exceptions import LMError, is_retryable_lm_error
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.core.cache import configure_dspy_cache
 from filingqa.lm.evidence_first import EvidenceFirstChatAdapter, EvidenceFirstJSONAdapter
@@ -39,6 +42,95 @@ from filingqa.lm.llama_server import LlamaServerEngine
 
 LOCAL = "local"
 LOCAL_MAX_TOKENS = 1024
+_FILE_PREFIX = f"{LOCAL}:"
+_SERVED_PREFIX = f"{LOCAL}@"
+
+BackboneKind = Literal["embedded", "gguf", "served", "hosted"]
+"""``embedded``: the pinned local model in process (``local``); ``gguf``: another GGUF file
+in process (``local:<path>``); ``served``: the embedded model behind a llama.cpp server
+(``local@<url>``); ``hosted``: a litellm model string."""
+
+
+class ModelFile(BaseModel):
+    """A local GGUF file a backbone runs: its name and sha256."""
+
+    name: str
+    sha256: str
+
+
+class Backbone(BaseModel):
+    """A backbone string parsed once (:meth:`parse`), with the API base it goes to.
+
+    ``spec`` is the string as given (what a compiled artifact's manifest stores); ``gguf``
+    the file of a ``local:<path>`` backbone; ``url`` the server of a ``local@<url>`` one.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: str
+    kind: BackboneKind
+    gguf: Path | None = None
+    url: str | None = None
+    api_base: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str = LOCAL, api_base: str | None = None) -> Backbone:
+        """The backbone ``spec`` names (see the module docstring)."""
+        if spec == LOCAL:
+            return cls(spec=spec, kind="embedded", api_base=api_base)
+        if spec.startswith(_FILE_PREFIX):
+            gguf = Path(spec.removeprefix(_FILE_PREFIX)).expanduser()
+            return cls(spec=spec, kind="gguf", gguf=gguf, api_base=api_base)
+        if spec.startswith(_SERVED_PREFIX):
+            url = spec.removeprefix(_SERVED_PREFIX)
+            return cls(spec=spec, kind="served", url=url, api_base=api_base)
+        return cls(spec=spec, kind="hosted", api_base=api_base)
+
+    @property
+    def in_process(self) -> bool:
+        """Whether a GGUF model runs in this process (``local``, ``local:<path>``)."""
+        return self.kind in ("embedded", "gguf")
+
+    @property
+    def local_model(self) -> bool:
+        """Whether it is a small local model, in process or served (not a hosted one)."""
+        return self.kind != "hosted"
+
+    @property
+    def served_url(self) -> str | None:
+        """The llama.cpp server's URL of a ``local@<url>`` backbone, else None."""
+        return self.url
+
+    def model_path(self) -> Path:
+        """The GGUF file an in-process backbone loads.
+
+        Raises:
+            filingqa.models.store.ModelNotReady: ``local`` and the model is missing or corrupt.
+            FileNotFoundError: ``local:<path>`` and the file does not exist.
+            ValueError: the backbone does not run in process.
+        """
+        if self.kind == "embedded":
+            from filingqa.models.store import ensure_llm
+
+            return ensure_llm()
+        if self.gguf is None:
+            raise ValueError(f"--lm {self.spec} does not run a GGUF file in process")
+        if not self.gguf.is_file():
+            raise FileNotFoundError(f"no GGUF model at {self.gguf} (from --lm {self.spec})")
+        return self.gguf
+
+    def model_file(self, *, progress: bool = True) -> ModelFile | None:
+        """The GGUF file of an in-process backbone: the pinned model's name and hash
+        (without reading it), or a ``local:<path>`` file hashed; None for the others."""
+        if self.kind == "embedded":
+            from filingqa.models.registry import DEFAULT_LLM
+
+            return ModelFile(name=DEFAULT_LLM.file.name, sha256=DEFAULT_LLM.file.sha256)
+        if self.gguf is None:
+            return None
+        from filingqa.models.verify import sha256_of
+
+        return ModelFile(name=self.gguf.name, sha256=sha256_of(self.gguf, progress=progress))
 
 
 class RetryPolicy(BaseModel):
@@ -116,23 +208,20 @@ class RetryingLM(dspy.LM):
         raise AssertionError("unreachable")
 
 
-def is_local(spec: str) -> bool:
-    """Whether a backbone string names an in-process GGUF model."""
-    return spec == LOCAL or spec.startswith(f"{LOCAL}:")
-
-
 def is_embedded(spec: str) -> bool:
-    """Whether a backbone string names the small local model, in process or served."""
-    return is_local(spec) or served_url(spec) is not None
+    """Whether a backbone string names the small local model, in process or served
+    (:attr:`Backbone.local_model`; for a caller holding only the string)."""
+    return Backbone.parse(spec).local_model
 
 
 def served_url(spec: str) -> str | None:
-    """The server URL of a ``local@<url>`` backbone string, else None."""
-    return spec.removeprefix(f"{LOCAL}@") if spec.startswith(f"{LOCAL}@") else None
+    """The server URL of a ``local@<url>`` backbone string, else None
+    (:attr:`Backbone.served_url`; for a caller holding only the string)."""
+    return Backbone.parse(spec).served_url
 
 
 def get_lm(
-    spec: str = LOCAL,
+    backbone: Backbone | str = LOCAL,
     *,
     api_base: str | None = None,
     temperature: float = 0.0,
@@ -142,28 +231,30 @@ def get_lm(
     retry: RetryPolicy | None = None,
     **litellm_kwargs: Any,
 ) -> dspy.LM:
-    """A ``dspy.LM`` for ``spec``; DSPy's response cache lives under the filingqa home.
+    """A ``dspy.LM`` for ``backbone``; DSPy's response cache lives under the filingqa home.
 
+    A string is parsed here, with ``api_base``; a :class:`Backbone` carries its own.
     Hosted backbones retry under ``retry`` (default :class:`RetryPolicy`), and each request
     times out after its ``timeout_seconds`` unless ``timeout`` is given.
 
     Raises:
         filingqa.models.store.ModelNotReady: ``local`` and the model is missing or corrupt.
         FileNotFoundError: ``local:<path>`` and the file does not exist.
+        ValueError: ``api_base`` given with a :class:`Backbone` (it holds its own).
     """
+    backbone = _parsed(backbone, api_base)
     configure_dspy_cache()
-    url = served_url(spec)
-    if url is not None:
+    if backbone.url is not None:
         return dspy.LM(
-            model=f"local-server/{url}",
-            engine=LlamaServerEngine(url),
+            model=f"local-server/{backbone.url}",
+            engine=LlamaServerEngine(backbone.url),
             temperature=temperature,
             max_tokens=max_tokens or LOCAL_MAX_TOKENS,
             cache=cache,
             num_retries=0,
         )
-    if is_local(spec):
-        path = _local_model_path(spec)
+    if backbone.in_process:
+        path = backbone.model_path()
         return dspy.LM(
             model=f"local/{path.name}",
             engine=_shared_engine(str(path.resolve()), n_ctx),
@@ -172,12 +263,12 @@ def get_lm(
             cache=cache,
             num_retries=0,
         )
-    if api_base:
-        litellm_kwargs["api_base"] = api_base
+    if backbone.api_base:
+        litellm_kwargs["api_base"] = backbone.api_base
     policy = retry or RetryPolicy()
     litellm_kwargs.setdefault("timeout", policy.timeout_seconds)
     return RetryingLM(
-        spec,
+        backbone.spec,
         policy=policy,
         temperature=temperature,
         max_tokens=max_tokens,
@@ -186,7 +277,16 @@ def get_lm(
     )
 
 
-def adapter_for(lm: dspy.LM, *, evidence_first: bool = True) -> dspy.Adapter:
+def _parsed(backbone: Backbone | str, api_base: str | None) -> Backbone:
+    """``backbone`` as a :class:`Backbone`: a string parsed with ``api_base``."""
+    if isinstance(backbone, str):
+        return Backbone.parse(backbone, api_base)
+    if api_base is not None:
+        raise ValueError("api_base goes with the backbone string: Backbone.parse(spec, api_base)")
+    return backbone
+
+
+def adapter_for(lm: dspy.BaseLM, *, evidence_first: bool = True) -> dspy.Adapter:
     """The adapter that parses reliably for ``lm``, laying requests out evidence first
     (:mod:`~filingqa.lm.evidence_first`) unless ``evidence_first`` is False (DSPy's own
     layout: a system message per signature, then the inputs in field order).
@@ -201,22 +301,11 @@ def adapter_for(lm: dspy.LM, *, evidence_first: bool = True) -> dspy.Adapter:
     return EvidenceFirstChatAdapter() if evidence_first else dspy.ChatAdapter()
 
 
-def configure(spec: str | dspy.LM = LOCAL, **lm_kwargs: Any) -> dspy.LM:
-    """Make ``spec`` DSPy's default LM, with its adapter; returns the LM."""
-    lm = spec if isinstance(spec, dspy.LM) else get_lm(spec, **lm_kwargs)
+def configure(backbone: Backbone | str | dspy.BaseLM = LOCAL, **lm_kwargs: Any) -> dspy.BaseLM:
+    """Make ``backbone`` (or an LM) DSPy's default LM, with its adapter; returns the LM."""
+    lm = backbone if isinstance(backbone, dspy.BaseLM) else get_lm(backbone, **lm_kwargs)
     dspy.configure(lm=lm, adapter=adapter_for(lm))
     return lm
-
-
-def _local_model_path(spec: str) -> Path:
-    if spec == LOCAL:
-        from filingqa.models.store import ensure_llm
-
-        return ensure_llm()
-    path = Path(spec.removeprefix(f"{LOCAL}:")).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"no GGUF model at {path} (from --lm {spec})")
-    return path
 
 
 @functools.cache

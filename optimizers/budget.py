@@ -9,10 +9,12 @@ estimate is printed, :func:`re_estimate` on stage 1's answers after it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.evaluation.runner import Row
+from filingqa.optimizers.optimizer_registry import STRUCTURE, prompt_optimizer
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.structure_search import (
     LOCAL_SPACE,
@@ -124,32 +126,14 @@ class BudgetEstimate(BaseModel):
 
 def _optimizer_calls(
     s: OptimizerSettings, train: int, dev: int, per_question: float
-) -> tuple[dict[str, float], float]:
-    """LM calls per optimizer stage and the average demos in their prompts."""
-    demos = (1 + s.max_demos) / 2
-    if s.optimizer == "structure":
-        return {"structure search": search_answers(s, dev) * per_question}, 0.0
-    if s.optimizer == "bootstrap-rs":
-        # zero-shot and labels-only (no raw demos) repeat the before-score calls: cached
-        return {
-            "bootstrap traces": train * per_question,
-            "candidate evaluation": (s.candidates + 1) * dev * per_question,
-        }, demos
-    if s.optimizer == "mipro":
-        fulls = (s.trials + 1) // 5 + 1 + (1 if s.trials < 5 else 0)
-        return {
-            "proposals + traces": 5 * s.candidates + 3 * s.candidates + 10,
-            "trials": (s.trials * min(s.minibatch_size, dev) + fulls * dev) * per_question,
-        }, demos
-    if s.optimizer == "gepa":
-        return {
-            "rollouts": s.max_metric_calls * per_question,
-            "reflection": s.max_metric_calls / 3,
-        }, 0.0
-    return {
-        "rollouts + candidates": 2 * s.simba_steps * s.simba_batch * s.candidates * per_question,
-        "rules": s.simba_steps * s.candidates,
-    }, demos
+) -> tuple[dict[str, float], frozenset[str], float]:
+    """LM calls per optimizer stage, the stages whose prompts carry demos, and the average
+    demos in them."""
+    if s.optimizer == STRUCTURE:
+        return {"structure search": search_answers(s, dev) * per_question}, frozenset(), 0.0
+    optimizer = prompt_optimizer(s.optimizer)
+    demos = (1 + s.max_demos) / 2 if optimizer.demo_stages else 0.0
+    return optimizer.stage_calls(s, train, dev, per_question), optimizer.demo_stages, demos
 
 
 def search_answers(s: OptimizerSettings, dev: int) -> float:
@@ -190,14 +174,13 @@ def estimate(
     which the cache answers; a kept program's (``target`` program) hold the full loops too
     of the ``calibration_looped`` questions its keyword rule sent through the loop."""
     per_question = CALLS_PER_QUESTION[settings.target]
-    optimizing, demos = _optimizer_calls(settings, train, dev, per_question)
+    optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
     # the full loop's first pass repeats the single pass's requests
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     ran_loops = calibration_is_dev and settings.target == "program"
     looped = min(calibration_looped, calibration) if ran_loops else 0
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
-    slowed = {"candidate evaluation", "trials", "rollouts + candidates"}
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
         other={"reranker training": reranker} if reranker else {},
@@ -209,7 +192,7 @@ def estimate(
     )
 
 
-def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
+def call_seconds(rows: Sequence[Row]) -> tuple[float, str] | None:
     """The seconds of an average call of the compile at the speed ``rows`` ran, and how
     it was found; None when the cache answered every call. Where the backbone reports its
     prefill and generation times, an average call's tokens
@@ -233,7 +216,7 @@ def call_seconds(rows: list[Row]) -> tuple[float, str] | None:
     return seconds, "measured on the first dev question"
 
 
-def re_estimate(rows: list[Row], planned: BudgetEstimate) -> str:
+def re_estimate(rows: Sequence[Row], planned: BudgetEstimate) -> str:
     """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
     when every call was answered from the cache. When the backbone reports its prefill
     time, a demo's cost is measured too: its tokens (about one request's prompt) at the

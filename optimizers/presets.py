@@ -20,9 +20,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Target = Literal["pot", "program"]
-OptimizerName = Literal["structure", "bootstrap-rs", "mipro", "gepa", "simba"]
+OptimizerName = Literal["structure", "bootstrap-rs", "gepa", "simba"]
+"""The structure search and the DSPy prompt optimizers of
+:mod:`~filingqa.optimizers.optimizer_registry`."""
 Budget = Literal["light", "medium", "heavy"]
-OPTIMIZERS: tuple[OptimizerName, ...] = ("structure", "bootstrap-rs", "mipro", "gepa", "simba")
 BUDGETS: tuple[Budget, ...] = ("light", "medium", "heavy")
 
 _SCALE: dict[Budget, int] = {"light": 1, "medium": 2, "heavy": 4}
@@ -41,8 +42,6 @@ class OptimizerSettings(BaseModel):
     max_demos: int
     max_labeled_demos: int = 0
     candidates: int
-    trials: int = 0
-    minibatch_size: int = 10
     max_metric_calls: int = 0
     simba_steps: int = 0
     simba_batch: int = 0
@@ -102,7 +101,6 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
         sizes = {"target": "program", "max_demos": 4, "threads": 8}
     per_optimizer = {
         "bootstrap-rs": {"candidates": 2 * scale if local else 8 * scale},
-        "mipro": {"candidates": 3 * scale, "trials": 6 * scale, "minibatch_size": 10},
         "gepa": {"candidates": 0, "max_metric_calls": (150 if local else 400) * scale},
         "simba": {
             "candidates": 3 if local else 6,

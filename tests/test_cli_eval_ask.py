@@ -163,6 +163,34 @@ def test_eval_passes_fresh_cache_to_the_run(
     assert seen == [fresh]
 
 
+def test_eval_parses_the_backbone_once_and_passes_it_down(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    from filingqa.lm.backbone import Backbone
+
+    loaded: list = []
+    ran: list = []
+
+    def get_lm(backbone, **kwargs):
+        loaded.append((backbone, kwargs))
+        return backbone.spec
+
+    def run_evaluation(settings, **kwargs) -> dict:
+        ran.append((settings.lm, kwargs["lm"], kwargs["judge_lm"]))
+        return {}
+
+    monkeypatch.setattr("filingqa.lm.backbone.get_lm", get_lm)
+    monkeypatch.setattr("filingqa.evaluation.command.run_evaluation", run_evaluation)
+    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "pot", "--out", str(tmp_path)]
+    lm = ["--lm", "openai/m", "--api-base", "http://h/v1", "--judge-lm", "openai/judge"]
+    assert main([*argv, *lm]) == 0
+    assert loaded == [
+        (Backbone.parse("openai/m", "http://h/v1"), {}),
+        (Backbone.parse("openai/judge"), {}),
+    ]
+    assert ran == [("openai/m", "openai/m", "openai/judge")]
+
+
 def test_eval_context_takes_gold_or_retrieved(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["eval", "--dataset", "tatqa:dev", "--context", "oracle"])

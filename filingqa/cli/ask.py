@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, positive_int
+from filingqa.cli.options import Commands, add_lm_options, backbone_of, positive_int
 
 
 def add_parser(commands: Commands) -> None:
@@ -49,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     from filingqa.lm.backbone import get_lm
 
     index = _ask_index(args)  # before loading the LM: a missing index fails at once
-    lm = get_lm(args.lm, api_base=args.api_base)
+    lm = get_lm(backbone_of(args))
     if index is None:
         answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
     else:

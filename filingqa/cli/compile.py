@@ -6,12 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, p_value
+from filingqa.cli.options import Commands, add_lm_options, backbone_of, p_value
 
 
 def add_parser(commands: Commands) -> None:
     """Add the command's parser to ``commands``, its handler set."""
-    from filingqa.optimizers.presets import BUDGETS, OPTIMIZERS
+    from filingqa.optimizers.optimizer_registry import OPTIMIZERS
+    from filingqa.optimizers.presets import BUDGETS
 
     run = commands.add_parser(
         "compile", help="compile the program for a backbone into artifacts/<name>"
@@ -22,7 +23,7 @@ def add_parser(commands: Commands) -> None:
         "--optimizer",
         choices=OPTIMIZERS,
         help="structure: search the program's options and worked examples (default for "
-        "local backbones); bootstrap-rs, mipro, gepa, simba: DSPy prompt optimizers "
+        "local backbones); bootstrap-rs, gepa, simba: DSPy prompt optimizers "
         "(bootstrap-rs is the default for hosted ones); see the README, 'Compiling'",
     )
     run.add_argument(
@@ -77,17 +78,13 @@ def add_parser(commands: Commands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from filingqa.lm.backbone import get_lm, is_embedded
-    from filingqa.optimizers.compile import (
-        CompileRequest,
-        describe_plan,
-        measure_speed,
-        plan_compile,
-        run_compile,
-    )
+    from filingqa.lm.backbone import Backbone, get_lm
+    from filingqa.optimizers.compile import measure_speed, run_compile
+    from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
     from filingqa.optimizers.presets import OptimizerSettings, default_optimizer, preset
 
-    local = is_embedded(args.lm)
+    backbone = backbone_of(args)
+    local = backbone.local_model
     settings = preset(args.optimizer or default_optimizer(local), args.budget, local=local)
     chosen = {
         "train": args.train,
@@ -103,10 +100,9 @@ def _run(args: argparse.Namespace) -> int:
     request = CompileRequest(
         name=args.out.name,
         out_dir=args.out,
-        lm=args.lm,
-        api_base=args.api_base,
-        teacher_lm=args.teacher_lm,
-        judge_lm=args.judge_lm,
+        backbone=backbone,
+        teacher_backbone=Backbone.parse(args.teacher_lm) if args.teacher_lm else None,
+        judge_backbone=Backbone.parse(args.judge_lm) if args.judge_lm else None,
         settings=settings,
         calibration=args.calibration or None,
         skip_retriever=args.skip_retriever,
@@ -116,9 +112,9 @@ def _run(args: argparse.Namespace) -> int:
     print(describe_plan(plan, with_estimate=args.dry_run))
     if args.dry_run:
         return 0
-    lm = get_lm(args.lm, api_base=args.api_base)
-    teacher = get_lm(args.teacher_lm) if args.teacher_lm else None
-    judge = get_lm(args.judge_lm) if args.judge_lm else None
+    lm = get_lm(request.backbone)
+    teacher = get_lm(request.teacher_backbone) if request.teacher_backbone else None
+    judge = get_lm(request.judge_backbone) if request.judge_backbone else None
     try:
         print("timing the backbone on the first dev question (stage 1's first answer)")
         plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet)

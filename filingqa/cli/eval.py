@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, comma_list, key_value, positive_int
+from filingqa.cli.options import (
+    Commands,
+    add_lm_options,
+    backbone_of,
+    comma_list,
+    key_value,
+    positive_int,
+)
 
 
 def add_parser(commands: Commands) -> None:
@@ -120,7 +127,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     from filingqa.evaluation.paired import format_paired
     from filingqa.evaluation.summary import format_by_answer_type, format_table
-    from filingqa.lm.backbone import get_lm
+    from filingqa.lm.backbone import Backbone, get_lm
 
     modes = comma_list(args.mode)
     if "retrieval" in modes and args.slice:
@@ -129,10 +136,11 @@ def _run(args: argparse.Namespace) -> int:
         return _run_retrieval_eval(args, modes)
     if args.setting:
         raise ValueError("--setting chooses retrieval settings: use it with --mode retrieval")
+    backbone = backbone_of(args)
     settings = EvalSettings(
         dataset=args.dataset,
         modes=modes,
-        lm=args.lm,
+        lm=backbone.spec,
         judge_lm=args.judge_lm,
         regrade=args.regrade,
         program=args.program,
@@ -150,8 +158,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     check_slice(settings)  # before loading the LM: a bad slice name fails at once
     check_index(settings)  # before loading the LM: a missing index fails at once
-    lm = get_lm(args.lm, api_base=args.api_base)
-    judge_lm = get_lm(args.judge_lm) if args.judge_lm else None
+    lm = get_lm(backbone)
+    judge_lm = get_lm(Backbone.parse(args.judge_lm)) if args.judge_lm else None
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
     print(
         f"{settings.dataset}, lm={settings.lm}, slice={settings.slice or '-'}, "

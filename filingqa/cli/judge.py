@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options
+from filingqa.cli.options import Commands, add_lm_options, backbone_of
 
 
 def add_parser(commands: Commands) -> None:
@@ -30,7 +30,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_llm:
         from filingqa.lm.backbone import get_lm
 
-        lm = get_lm(args.lm, api_base=args.api_base)
+        lm = get_lm(backbone_of(args))
     judge = StrictJudge(lm=lm)
     if str(args.file) == "-":
         judge_jsonl(sys.stdin, judge, sys.stdout)

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from filingqa.lm.backbone import Backbone
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The subcommands a command module adds its parser to."""
@@ -20,6 +23,13 @@ def add_lm_options(parser: argparse.ArgumentParser) -> None:
         "or a litellm model string such as openai/gpt-4o-mini (default: local)",
     )
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+
+
+def backbone_of(args: argparse.Namespace) -> Backbone:
+    """``--lm`` with ``--api-base``, parsed once for the command to pass down."""
+    from filingqa.lm.backbone import Backbone
+
+    return Backbone.parse(args.lm, args.api_base)
 
 
 def positive_int(text: str) -> int:

@@ -90,7 +90,9 @@ def test_import_filingqa_stays_light() -> None:
 
 def test_the_embedded_model_on_a_llama_server_counts_as_the_local_backbone() -> None:
     from filingqa.artifacts.compiled import _serves
+    from filingqa.lm.backbone import Backbone
 
-    assert _serves("local@http://127.0.0.1:8000/v1", "local")
-    assert not _serves("local@http://127.0.0.1:8000/v1", "openai/gpt-4o-mini")
-    assert not _serves("openai/qwen", "local")
+    served, local = Backbone.parse("local@http://127.0.0.1:8000/v1"), Backbone.parse("local")
+    assert _serves(served, local)
+    assert not _serves(served, Backbone.parse("openai/gpt-4o-mini"))
+    assert not _serves(Backbone.parse("openai/qwen"), local)

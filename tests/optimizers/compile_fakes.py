@@ -126,17 +126,25 @@ def rule_lm(
 
 
 def small_request(out: Path, **changes: object):
-    """A bootstrap-rs request for 6 training and 8 dev questions of the mini split."""
-    from filingqa.optimizers.compile import CompileRequest
+    """A bootstrap-rs request for 6 training and 8 dev questions of the mini split; the
+    backbone strings ``lm`` (default ``rules/test``, with ``api_base``) and ``teacher_lm``
+    are parsed into the request's backbones."""
+    from filingqa.lm.backbone import Backbone
+    from filingqa.optimizers.compile_plan import CompileRequest
     from filingqa.optimizers.presets import preset
 
     settings = preset("bootstrap-rs", "light", local=True).model_copy(
         update={"train": [f"tatqa:{SPLIT}:6"], "dev": [f"tatqa:{SPLIT}:8"], "candidates": 1}
     )
+    lm, api_base = changes.pop("lm", "rules/test"), changes.pop("api_base", None)
+    teacher = changes.pop("teacher_lm", None)
+    assert isinstance(lm, str) and isinstance(api_base, str | None)
+    assert isinstance(teacher, str | None)
     fields = {
         "name": out.name,
         "out_dir": out,
-        "lm": "rules/test",
+        "backbone": Backbone.parse(lm, api_base),
+        "teacher_backbone": Backbone.parse(teacher) if teacher else None,
         "settings": settings,
         "skip_retriever": True,
     }
@@ -152,7 +160,8 @@ def compile_small(
 ):
     """Compile :func:`small_request` with ``lm`` (default: a fresh :func:`rule_lm`),
     appending what it prints to ``said``; returns the manifest."""
-    from filingqa.optimizers.compile import plan_compile, run_compile
+    from filingqa.optimizers.compile import run_compile
+    from filingqa.optimizers.compile_plan import plan_compile
 
     plan = plan_compile(small_request(out, **changes), data_dir)
     lines = said if said is not None else []

@@ -1,5 +1,6 @@
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -7,15 +8,12 @@ import pytest
 from filingqa.artifacts.manifest import read_manifest
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
+from filingqa.lm.backbone import Backbone
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
-from filingqa.optimizers.compile import (
-    _model_file,
-    measure_speed,
-    optimize,
-    plan_compile,
-    run_compile,
-)
+from filingqa.optimizers.compile import measure_speed, run_compile
+from filingqa.optimizers.compile_plan import plan_compile
+from filingqa.optimizers.optimizer_registry import optimize
 from filingqa.optimizers.presets import preset
 from filingqa.program.pot import ProgramOfThought
 
@@ -149,6 +147,20 @@ def test_other_settings_in_the_same_out_dir_are_refused(
         compile_small(data_dir, out, teacher_lm="other/model")
 
 
+def test_a_compile_started_with_since_retired_settings_resumes(
+    compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
+) -> None:
+    baseline, _ = compiled
+    out = tmp_path / "older" / baseline.name
+    shutil.copytree(baseline, out)
+    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
+    written["settings"] |= {"trials": 0, "minibatch_size": 10}  # mipro's, before it left
+    (out / "compile.json").write_text(json.dumps(written))
+    lm = rule_lm()
+    assert compile_small(data_dir, out, lm).after.accuracy == 1.0
+    assert lm.engine.calls == 0
+
+
 def test_manifest_never_holds_secrets(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,14 +198,14 @@ def test_gepa_reflects_on_every_traced_predictor_each_iteration(
 
 
 def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
-    pinned = _model_file("local")
+    pinned = Backbone.parse("local").model_file()
     assert pinned is not None and pinned.sha256 == DEFAULT_LLM.file.sha256
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF")
-    hashed = _model_file(f"local:{gguf}")
+    hashed = Backbone.parse(f"local:{gguf}").model_file()
     assert hashed is not None and hashed.name == "tiny.gguf"
     assert hashed.sha256 == hashlib.sha256(b"GGUF").hexdigest()
-    assert _model_file("openai/gpt-4o-mini") is None
+    assert Backbone.parse("openai/gpt-4o-mini").model_file() is None
 
 
 def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:

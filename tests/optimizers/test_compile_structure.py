@@ -13,13 +13,10 @@ from filingqa.artifacts.manifest import ROUTER_DIR, read_manifest
 from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
-from filingqa.optimizers.compile import (
-    OPTIMIZER_FILE,
-    SEARCH_DIR,
-    CompileRequest,
-    plan_compile,
-    run_compile,
-)
+from filingqa.lm.backbone import Backbone
+from filingqa.optimizers.compile import run_compile
+from filingqa.optimizers.compile_plan import CompileRequest, plan_compile
+from filingqa.optimizers.optimization_stage import OPTIMIZER_FILE, SEARCH_DIR
 from filingqa.optimizers.presets import default_optimizer, preset
 from filingqa.router.rule import route_by_rule
 
@@ -39,7 +36,11 @@ def compile_structure(data_dir: Path, out: Path, lm: dspy.LM, said: list[str] | 
         update={"dev": [f"tatqa:{SPLIT}:12"], "pool": [f"tatqa:{SPLIT}"], "first_rung": 4}
     )
     request = CompileRequest(
-        name=out.name, out_dir=out, lm="rules/test", settings=settings, skip_retriever=True
+        name=out.name,
+        out_dir=out,
+        backbone=Backbone.parse("rules/test"),
+        settings=settings,
+        skip_retriever=True,
     )
     lines = said if said is not None else []
     return run_compile(
@@ -182,7 +183,9 @@ def test_the_router_calibrates_on_the_first_dev_questions(data_dir: Path, tmp_pa
     settings = preset("structure", "light", local=True).model_copy(
         update={"dev": [f"tatqa:{SPLIT}:12"], "calibration_questions": 6}
     )
-    request = CompileRequest(name="x", out_dir=tmp_path / "x", lm="rules/test", settings=settings)
+    request = CompileRequest(
+        name="x", out_dir=tmp_path / "x", backbone=Backbone.parse("rules/test"), settings=settings
+    )
     plan = plan_compile(request, data_dir)
     assert plan.calibration == plan.dev[:6]
 

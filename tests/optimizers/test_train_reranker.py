@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from filingqa.datasets.registry import load_dataset
-from filingqa.optimizers import compile as compile_module
+from filingqa.optimizers import compile_stages
 from filingqa.optimizers import train_reranker as training
 from filingqa.optimizers.budget import StageCost, estimate
+from filingqa.optimizers.compile_records import RerankerStage
 from filingqa.optimizers.presets import preset
 from filingqa.optimizers.reranker_cv import cross_validate, document_folds, recall_at
 from filingqa.optimizers.reranker_fit import TrainParams, fit
@@ -204,20 +205,27 @@ def test_the_training_path_indexes_searches_fits_and_saves_a_loadable_reranker(
 def test_compile_trains_its_reranker_with_the_training_path(
     mini_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert compile_module.train_reranker is training.train_reranker
+    assert compile_stages.train_reranker is training.train_reranker
     calls: list[dict] = []
 
     def spy(**kwargs: object) -> TrainingReport:
         calls.append(kwargs)
         return train_mini(kwargs["out_dir"], kwargs["data_dir"])
 
-    monkeypatch.setattr(compile_module, "train_reranker", spy)
+    monkeypatch.setattr(compile_stages, "train_reranker", spy)
     said: list[str] = []
-    entry = compile_module._reranker(tmp_path / "art", mini_data, False, said.append)
+
+    def stage() -> RerankerStage:
+        out = tmp_path / "art"
+        return compile_stages.train_artifact_reranker(
+            out, mini_data, progress=False, say=said.append
+        )
+
+    entry = stage()
     assert [c["out_dir"] for c in calls] == [tmp_path / "art" / "reranker"]
-    assert entry["train_specs"] == [MINI] and entry["cross_validation"]["queries"] == 24
+    assert entry.train_specs == [MINI] and entry.cross_validation.queries == 24
     assert Reranker.load(tmp_path / "art" / "reranker").trained
-    assert compile_module._reranker(tmp_path / "art", mini_data, False, said.append) == entry
+    assert stage() == entry
     assert len(calls) == 1 and len(said) == 1  # the second run resumes from the report
 
 

@@ -1,0 +1,144 @@
+"""The first stage of ``filingqa compile``: the request, the questions it draws and what the
+compile will cost (:func:`plan_compile`), described for a terminal (:func:`describe_plan`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.artifacts.manifest import redact_url
+from filingqa.lm.backbone import Backbone
+from filingqa.optimizers import compile_data
+from filingqa.optimizers.budget import BudgetEstimate, estimate
+from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.optimizer_registry import STRUCTURE
+from filingqa.optimizers.presets import OptimizerSettings
+from filingqa.optimizers.structure_search import LOCAL_SPACE, Structure, candidates, rung_sizes
+from filingqa.optimizers.train_reranker import expected_cost
+from filingqa.records import QARecord
+from filingqa.router.rule import route_by_rule
+
+MIN_CALIBRATION = 5
+
+
+class CompileRequest(BaseModel):
+    """What to compile, for which backbone (with the teacher and judge models, if any),
+    into which folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    out_dir: Path
+    backbone: Backbone
+    teacher_backbone: Backbone | None = None
+    judge_backbone: Backbone | None = None
+    settings: OptimizerSettings
+    calibration: list[str] | None = None
+    skip_retriever: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The request as the JSON of ``compile.json``: backbones as their strings, the API
+        base without credentials."""
+        return {
+            "name": self.name,
+            "out_dir": str(self.out_dir),
+            "lm": self.backbone.spec,
+            "api_base": redact_url(self.backbone.api_base),
+            "teacher_lm": _spec(self.teacher_backbone),
+            "judge_lm": _spec(self.judge_backbone),
+            "settings": self.settings.model_dump(mode="json"),
+            "calibration": self.calibration,
+            "skip_retriever": self.skip_retriever,
+        }
+
+
+def _spec(backbone: Backbone | None) -> str | None:
+    return backbone.spec if backbone is not None else None
+
+
+class CompilePlan(BaseModel):
+    """A request with its drawn questions and the cost estimate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: CompileRequest
+    train: list[QARecord]
+    dev: list[QARecord]
+    calibration: list[QARecord]
+    estimate: BudgetEstimate
+
+
+def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> CompilePlan:
+    """Draw train, dev (no context shared with train) and calibration (default: dev, or
+    its first ``calibration_questions``) questions, and estimate the cost.
+
+    Raises:
+        ValueError: a split spec is malformed or leaves no question.
+    """
+    s = request.settings
+    train = compile_data.draw(
+        [SplitSpec.parse(t) for t in s.train], target=s.target, seed=s.seed, data_dir=data_dir
+    )
+    used = {d for r in train for d in r.documents}
+    dev = compile_data.draw(
+        [SplitSpec.parse(t) for t in s.dev],
+        target=s.target,
+        exclude_documents=used,
+        seed=s.seed,
+        data_dir=data_dir,
+    )
+    calibration = (
+        compile_data.draw(
+            [SplitSpec.parse(t) for t in request.calibration],
+            target=s.target,
+            exclude_documents=used,
+            seed=s.seed,
+            data_dir=data_dir,
+        )
+        if request.calibration
+        else dev[: s.calibration_questions or None]
+    )
+    if len(calibration) < MIN_CALIBRATION:
+        raise ValueError(f"the router needs at least {MIN_CALIBRATION} calibration questions")
+    cost = estimate(
+        s,
+        train=len(train),
+        dev=len(dev),
+        calibration=len(calibration),
+        local=request.backbone.local_model,
+        reranker=None if request.skip_retriever else expected_cost(),
+        calibration_is_dev=not request.calibration,
+        calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
+    )
+    return CompilePlan(
+        request=request, train=train, dev=dev, calibration=calibration, estimate=cost
+    )
+
+
+def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
+    """The plan for a terminal: sizes, optimizer, and (``with_estimate``) the budget
+    estimate."""
+    s = plan.request.settings
+    if s.optimizer == STRUCTURE:
+        rungs = rung_sizes(len(plan.dev), s.first_rung or len(plan.dev), s.eta)
+        count = len(candidates(Structure(), LOCAL_SPACE, worked_examples=bool(s.pool)))
+        method = (
+            f"  {count} structures (+ the best changes combined), successive halving over "
+            f"{' → '.join(map(str, rungs))} dev questions (the best 1/{s.eta} go on); worked "
+            f"examples from {', '.join(s.pool) or 'none'}"
+        )
+    else:
+        method = f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}"
+    lines = [
+        f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
+        f"module, backbone {plan.request.backbone.spec}",
+        f"  train {len(plan.train)} ({', '.join(s.train) or 'none'}), dev {len(plan.dev)} "
+        f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
+        f"{method}; the compiled program is kept only if it beats the uncompiled one on "
+        f"dev (paired sign test p ≤ {s.max_p_value:g})",
+    ]
+    if with_estimate:
+        lines += ["budget estimate:", plan.estimate.describe()]
+    return "\n".join(lines)

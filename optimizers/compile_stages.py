@@ -1,0 +1,184 @@
+"""The stages of ``filingqa compile`` around the optimization: the dev score before and
+after, the selection of the program kept, the router and the reranker. Each returns its
+record (:mod:`~filingqa.optimizers.compile_records`) and is checkpointed in the out dir, so
+a rerun resumes. The optimization stage: :mod:`~filingqa.optimizers.optimization_stage`.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dspy
+
+from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, ROUTER_DIR
+from filingqa.evaluation.modes import Mode
+from filingqa.evaluation.runner import read_rows, run_mode
+from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.compile_plan import CompilePlan
+from filingqa.optimizers.compile_records import (
+    DevScore,
+    KeptProgram,
+    Optimization,
+    RerankerStage,
+    RouterStage,
+)
+from filingqa.optimizers.compiled_modes import pot_mode, program_mode
+from filingqa.optimizers.presets import OptimizerSettings, Target
+from filingqa.optimizers.router_labels import label_questions
+from filingqa.optimizers.selection import select_program
+from filingqa.optimizers.structure_search import Structure
+from filingqa.optimizers.train_reranker import read_report, train_reranker
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.program.pot import ProgramOfThought
+from filingqa.records import QARecord
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.search.rerank import TRAINING_FILE
+from filingqa.router.rule import LoopPolicy, loop_router
+from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
+
+EVAL_DIR = "eval"
+
+
+@dataclass(frozen=True)
+class CompileRun:
+    """What the stages of one compile read: the plan, the backbone's LM (and the teacher's
+    and judge's), the data dir, the embedder the worked examples are found with (default:
+    the offline MiniLM), whether to show progress bars and where progress lines go."""
+
+    plan: CompilePlan
+    lm: dspy.BaseLM
+    teacher_lm: dspy.BaseLM | None = None
+    judge_lm: dspy.BaseLM | None = None
+    data_dir: Path | None = None
+    embedder: Embedder | None = None
+    progress: bool = True
+    say: Callable[[str], None] = print
+
+    @property
+    def out(self) -> Path:
+        """The artifact folder."""
+        return self.plan.request.out_dir
+
+    @property
+    def settings(self) -> OptimizerSettings:
+        """The optimizer settings."""
+        return self.plan.request.settings
+
+    @functools.cached_property
+    def judge(self) -> StrictJudge:
+        """The strict judge every stage scores with (its LLM stage: the judge LM, else
+        DSPy's current LM)."""
+        return StrictJudge(lm=self.judge_lm)
+
+
+def student(target: Target) -> dspy.Module:
+    """The uncompiled module ``target`` names."""
+    return ProgramOfThought() if target == "pot" else FinancialQA()
+
+
+def module_mode(module: dspy.Module, target: Target) -> Mode:
+    """``module`` (a PoT module or a whole program) as an eval mode over gold context."""
+    return pot_mode(module) if target == "pot" else program_mode(module)
+
+
+def _score(
+    run: CompileRun, records: Sequence[QARecord], mode: Mode, name: str, charged: bool = True
+) -> DevScore:
+    """``records`` answered by ``mode`` and judged, in ``eval/<name>.jsonl`` (resumed)."""
+    path = run.out / EVAL_DIR / f"{name}.jsonl"
+    rows = run_mode(records, mode, judge=run.judge, rows_path=path, progress=run.progress)
+    return DevScore(rows_file=path, rows=tuple(rows), charged=charged)
+
+
+def score_before(run: CompileRun, records: Sequence[QARecord] | None = None) -> DevScore:
+    """The uncompiled module's answers to the dev draw (``records``: its first questions,
+    when timing the backbone), in ``eval/before.jsonl``."""
+    target = run.settings.target
+    dev = run.plan.dev if records is None else records
+    return _score(run, dev, module_mode(student(target), target), "before")
+
+
+def score_after(run: CompileRun, optimization: Optimization) -> DevScore:
+    """The compiled module's answers to the dev draw, in ``eval/after.jsonl``; the
+    structure search's pick answered it already, so its rows are copied (and cost nothing
+    again)."""
+    path = run.out / EVAL_DIR / "after.jsonl"
+    searched = optimization.searched_rows
+    if searched is not None and not path.exists():
+        shutil.copyfile(run.out / searched, path)
+    target, compiled = run.settings.target, optimization.program
+    mode = module_mode(compiled.pot if target == "pot" else compiled, target)
+    return _score(run, run.plan.dev, mode, "after", charged=searched is None)
+
+
+def keep_program(
+    run: CompileRun, before: DevScore, after: DevScore, optimization: Optimization
+) -> KeptProgram:
+    """The compiled program if it beats the uncompiled one on dev, paired
+    (:func:`~filingqa.optimizers.selection.select_program`), else the uncompiled one;
+    saved as ``program.json``."""
+    selection = select_program(before.rows, after.rows, run.settings.max_p_value)
+    program = optimization.program if selection.kept == "compiled" else FinancialQA()
+    structure: Structure = getattr(program, "structure", Structure())
+    examples = optimization.worked_examples if structure.examples_per_question else None
+    program.save(str(run.out / PROGRAM_FILE))
+    return KeptProgram(
+        selection=selection, program=program, structure=structure, worked_examples=examples
+    )
+
+
+def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
+    """The calibration questions answered single-pass and full-loop by the kept program
+    (``router/*.jsonl``), the router trained on them (``router/model.txt``), and whether it
+    beats the kept structure's loop policy."""
+    directory = run.out / ROUTER_DIR
+    labels = label_questions(
+        run.plan.calibration,
+        kept.program.dump_state(),
+        judge=run.judge,
+        out_dir=directory,
+        options=kept.structure.program_options(),
+        worked_examples=kept.worked_examples,
+        progress=run.progress,
+    )
+    report = train_router(labels, directory)
+    rows = read_rows(directory / "single.jsonl") + read_rows(directory / "full.jsonl")
+    return RouterStage(
+        report=report,
+        use_router=routes_better(labels, report, kept.structure.loop),
+        loop=kept.structure.loop,
+        lm_calls=sum(r.lm_calls for r in rows),
+        seconds=sum(r.seconds for r in rows),
+    )
+
+
+def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPolicy) -> bool:
+    """Whether the trained router beats ``loop`` on the calibration questions: higher
+    accuracy, or the same with fewer LM calls."""
+    full = [loop_router(loop)(x.question).full_loop for x in labels]
+    own = score_policy(labels, full)
+    routed = report.routed
+    return (routed.accuracy, -routed.lm_calls) > (own.accuracy, -own.lm_calls)
+
+
+def train_artifact_reranker(
+    out: Path, data_dir: Path | None, *, progress: bool, say: Callable[[str], None]
+) -> RerankerStage:
+    """Train the reranker into ``out/reranker`` unless an earlier run did
+    (:func:`~filingqa.optimizers.train_reranker.train_reranker`, the path that trains the
+    shipped one); its record read from the training report."""
+    directory = out / RERANKER_DIR
+    if not (directory / TRAINING_FILE).exists():
+        say("5/6 training the reranker (indexing its training splits unless built)")
+        train_reranker(out_dir=directory, data_dir=data_dir, progress=progress)
+    report = read_report(directory)
+    return RerankerStage(
+        dir=RERANKER_DIR,
+        train_specs=report.train_specs,
+        cross_validation=report.cross_validation,
+        seconds=report.seconds,
+    )
