@@ -178,7 +178,7 @@ def main() -> None:
         type=int,
         default=1,
         help="PoT samples; above 1 adds a self-consistency vote (pot_voteN) beside the greedy "
-        "sample (default 1, greedy only; README, Benchmarks, has how a vote compared)",
+        "sample (default 1, greedy only; docs/experiments.md has how a vote compared)",
     )
     parser.add_argument("--json", type=Path, default=Path("results/tatqa_baseline.json"))
     args = parser.parse_args()

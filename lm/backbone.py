@@ -293,7 +293,7 @@ def adapter_for(lm: dspy.BaseLM, *, evidence_first: bool = True) -> dspy.Adapter
 
     In-process and llama.cpp-served models get DSPy's JSONAdapter, whose schema is
     enforced by llama.cpp's grammar: a small model's free-form ChatAdapter output often fails
-    to parse, grammar-constrained JSON seldom does (README, "The LM layer"). Hosted models
+    to parse, grammar-constrained JSON seldom does (docs/benchmarks.md). Hosted models
     keep DSPy's default ChatAdapter, which falls back to JSON by itself.
     """
     if isinstance(getattr(lm, "engine", None), LlamaCppEngine | LlamaServerEngine):

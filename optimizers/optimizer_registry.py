@@ -105,8 +105,8 @@ def _bootstrap_rs_calls(
 def _gepa(
     settings: OptimizerSettings, student: dspy.Module, inputs: OptimizerInputs
 ) -> dspy.Module:
-    # every traced predictor each iteration: round-robin spent two of three iterations
-    # of a local PoT compile on the repair and revision predictors, which rarely run
+    # every traced predictor each iteration: round-robin picks the repair and revision
+    # predictors, which rarely run, and proposes nothing for them (docs/experiments.md)
     return dspy.GEPA(
         metric=inputs.metric.feedback,
         max_metric_calls=settings.max_metric_calls,

@@ -15,8 +15,9 @@ def add_parser(commands: Commands) -> None:
     ask.add_argument(
         "--filing",
         type=Path,
-        help="a plain-text filing (pages separated by form feeds); default: the index if "
-        "one is built, else the bundled Northwind Instruments FY2024 sample 10-K",
+        help="a plain-text filing (pages separated by form feeds); default, unless --index, "
+        "--company or --doc searches an index: the bundled Northwind Instruments FY2024 "
+        "sample 10-K",
     )
     ask.add_argument(
         "--index",

@@ -24,7 +24,7 @@ def add_parser(commands: Commands) -> None:
         choices=OPTIMIZERS,
         help="structure: search the program's options and worked examples (default for "
         "local backbones); bootstrap-rs, gepa, simba: DSPy prompt optimizers "
-        "(bootstrap-rs is the default for hosted ones); see the README, 'Compiling'",
+        "(bootstrap-rs is the default for hosted ones); see docs/compiling.md",
     )
     run.add_argument(
         "--budget",
