@@ -133,7 +133,9 @@ def _serves(name: str, backbone: str) -> bool:
     return backbone == LOCAL and served_url(name) is not None
 
 
-def _backbone(manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | None):
+def _backbone(
+    manifest: Manifest, lm: str | dspy.BaseLM | None, api_base: str | None
+) -> dspy.BaseLM:
     """The LM to run with, warning when it is not the one compiled for."""
     if lm is None:
         return get_lm(manifest.backbone, api_base=api_base)
