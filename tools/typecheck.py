@@ -9,7 +9,7 @@ its path, never a top-level ``datasets`` that would shadow Hugging Face's), prin
 with the real paths (``core/cache.py:12: error: ...``), and fails when mypy checked another
 number of modules than the package-dir folders hold (naming those it could not reach).
 
-    python tools/typecheck.py [--root DIR] [--tree DIR] [MYPY ARGS...]
+    python tools/typecheck.py [--root DIR] [--tree DIR] [--config FILE] [MYPY ARGS...]
 """
 
 from __future__ import annotations
@@ -57,8 +57,11 @@ def link_tree(root: Path, tree: Path, table: dict[str, str]) -> None:
     with no mapped sub-package is one link to its folder; one with mapped sub-packages is a
     directory linking each entry of its folder, beside the links of those sub-packages.
     Replaces whatever an earlier run laid there (mypy's cache beside it stays)."""
-    for top in {package.split(".")[0] for package in table}:
-        shutil.rmtree(tree / top, ignore_errors=True)
+    for top in {tree / package.split(".")[0] for package in table}:
+        if top.is_symlink():
+            top.unlink()
+        elif top.exists():
+            shutil.rmtree(top)
     for package in sorted(table, key=lambda name: name.count(".")):
         source, target = root / table[package], tree.joinpath(*package.split("."))
         children = {
@@ -90,18 +93,15 @@ def real_path(line: str, root: Path, tree: Path) -> str:
 def crawled_modules(tree: Path, package: str) -> set[str]:
     """The modules ``mypy -p package`` finds in ``tree`` without namespace packages: every
     ``.py`` file reached through folders that hold an ``__init__.py``."""
-    found: set[str] = set()
-    folder = tree / package
+    folder = tree.joinpath(*package.split("."))
     if not (folder / "__init__.py").is_file():
-        return found
+        return set()
+    found = {package}
     for entry in folder.iterdir():
-        name = f"{package}.{entry.name.removesuffix('.py')}"
-        if entry.name == "__init__.py":
-            found.add(package)
-        elif entry.suffix == ".py":
-            found.add(name)
+        if entry.suffix == ".py" and entry.name != "__init__.py":
+            found.add(f"{package}.{entry.stem}")
         elif entry.is_dir():
-            found |= crawled_modules(tree, name)
+            found |= crawled_modules(tree, f"{package}.{entry.name}")
     return found
 
 
@@ -142,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="mypy over the package under its import names")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="the repository")
     parser.add_argument("--tree", type=Path, help="where the link tree goes (ROOT/build/typecheck)")
+    parser.add_argument("--config", type=Path, help="mypy's configuration (ROOT/pyproject.toml)")
     args, mypy_args = parser.parse_known_args(argv)
-    status, report = typecheck(args.root, args.tree or args.root / "build" / "typecheck", mypy_args)
+    tree = args.tree or args.root / "build" / "typecheck"
+    status, report = typecheck(args.root, tree, mypy_args, args.config)
     print(report)
     return status
 
