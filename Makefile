@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 export FILINGQA_DATA_DIR ?= $(DATA_DIR)
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: install models demo test lint format bench-executor bench-parse bench-tatqa bench-signatures clean
+.PHONY: install models demo test lint typecheck format bench-executor bench-parse bench-tatqa bench-signatures clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "filingqa needs Python >= 3.11"'
@@ -34,11 +34,14 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+typecheck: install  ## mypy over the package as Python imports it (filingqa.*), through a link tree
+	$(BIN)/python tools/typecheck.py
+
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: models lint  ## lint, then the whole suite (real-model tests marked slow included)
+test: models lint typecheck  ## lint, type check, then the whole suite (real-model tests marked slow included)
 	$(BIN)/pytest $(PYTEST_ARGS)  # not `python -m pytest`: that puts ./datasets ahead of HF datasets
 
 bench-executor: install  ## gold programs through the sandbox, scored by the judge

@@ -17,7 +17,15 @@ from typing import Any
 from filingqa.core.cache import disk_cache
 from filingqa.datasets.base import DatasetError, DatasetLoader, read_json
 from filingqa.datasets.parsing import format_number, parse_pipe_table
-from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table, Turn
+from filingqa.records.qa_record import (
+    AnswerType,
+    Context,
+    Evidence,
+    Paragraph,
+    QARecord,
+    Table,
+    Turn,
+)
 
 NAME = "convfinqa"
 CACHE_NAME = "convfinqa_turns"
@@ -57,7 +65,7 @@ def execute_turn_program(program: str) -> float | bool:
     return value
 
 
-def _gold(value: float | bool | str) -> tuple[str, str, float | bool]:
+def _gold(value: float | bool | str) -> tuple[AnswerType, str, float | bool]:
     """``(answer_type, answer text, answer_value)`` of an executed or stored answer."""
     if isinstance(value, str):
         return "yes_no", value, value.lower() == "yes"

@@ -9,7 +9,14 @@ from typing import Any
 
 from filingqa.datasets.base import DatasetLoader, read_json
 from filingqa.datasets.parsing import classify_answer, parse_pipe_table, parse_quantity
-from filingqa.records.qa_record import Context, Evidence, Paragraph, QARecord, Table
+from filingqa.records.qa_record import (
+    AnswerType,
+    Context,
+    Evidence,
+    Paragraph,
+    QARecord,
+    Table,
+)
 
 NAME = "finqa"
 TATLLM_SUFFIX = ".tatllm_instruction_format.json"
@@ -132,7 +139,7 @@ def _table_row_values(table: list[list[str]], name: str) -> list[float]:
 # --- loaders -----------------------------------------------------------------------------
 
 
-def _gold_value(exe_ans: Any) -> tuple[str, float | bool]:
+def _gold_value(exe_ans: Any) -> tuple[AnswerType, float | bool]:
     if isinstance(exe_ans, str) and exe_ans.lower() in ("yes", "no"):
         return "yes_no", exe_ans.lower() == "yes"
     return "number", float(exe_ans)
@@ -207,6 +214,7 @@ def parse_tatllm_prompt(prompt: str) -> tuple[list[list[str]], list[Paragraph], 
 def _tatllm_record(row: dict[str, Any], split: str) -> QARecord:
     rows, paragraphs, question = parse_tatllm_prompt(row["user_prompt"])
     answer = row["resp"].strip().removeprefix(_ANSWER_PREFIX).strip()
+    answer_type: AnswerType
     if answer in ("True", "False"):
         answer_type, value = "yes_no", answer == "True"
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from math import comb
 from typing import TYPE_CHECKING
 
@@ -60,7 +60,7 @@ class Paired(BaseModel):
         return ", ".join(f"{k} {won}/{lost}" for k, (won, lost) in self.by_answer_type.items())
 
 
-def compare(baseline: str, candidate: str, rows: dict[str, Sequence[Row]]) -> Paired:
+def compare(baseline: str, candidate: str, rows: Mapping[str, Sequence[Row]]) -> Paired:
     """``rows[candidate]`` against ``rows[baseline]``, matched by question id on the
     questions both have (a run still going has fewer)."""
     baseline_ids = {row.id for row in rows[baseline]}
@@ -85,7 +85,7 @@ def compare(baseline: str, candidate: str, rows: dict[str, Sequence[Row]]) -> Pa
     )
 
 
-def compare_all(rows: dict[str, Sequence[Row]]) -> list[Paired]:
+def compare_all(rows: Mapping[str, Sequence[Row]]) -> list[Paired]:
     """Every setting against each one listed before it."""
     names = list(rows)
     return [compare(a, b, rows) for i, a in enumerate(names) for b in names[i + 1 :]]

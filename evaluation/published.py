@@ -29,7 +29,8 @@ def restore(path: Path, records: list[QARecord]) -> list[Row]:
     by_id = {record.id: record for record in records}
     rows = []
     for data in _read(path):
-        record = by_id.get(data.get("id"))
+        key = data.get("id")
+        record = by_id.get(key) if isinstance(key, str) else None
         if record is None:
             continue
         text = {"question": record.question, "gold": record.answer}

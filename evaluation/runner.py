@@ -145,7 +145,9 @@ class CallCounter(BaseCallback):
         self.calls = 0
         self._lock = threading.Lock()
 
-    def on_lm_end(self, call_id: str, outputs: object, exception: BaseException | None = None):
+    def on_lm_end(
+        self, call_id: str, outputs: object, exception: BaseException | None = None
+    ) -> None:
         with self._lock:
             self.calls += 1
 

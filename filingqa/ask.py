@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from contextlib import closing
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import dspy
 from pydantic import BaseModel
@@ -196,7 +196,14 @@ def answer_with_search(
     )
 
 
-def _cost(calls: list[dict], started: float) -> dict[str, int | float]:
+class _Cost(TypedDict):
+    lm_calls: int
+    cached_calls: int
+    tokens: int
+    seconds: float
+
+
+def _cost(calls: list[dict], started: float) -> _Cost:
     """LM calls (and how many came from the cache), tokens and seconds since ``started``."""
     return {
         "lm_calls": len(calls),

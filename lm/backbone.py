@@ -163,8 +163,9 @@ class RetryPolicy(BaseModel):
 def _retry_after(problem: Exception) -> float | None:
     """The provider's Retry-After in seconds, when it sent a usable one."""
     hint = getattr(problem, "retry_after", None)
-    usable = isinstance(hint, int | float) and not isinstance(hint, bool)
-    return float(hint) if usable and math.isfinite(hint) and hint >= 0 else None
+    if isinstance(hint, bool) or not isinstance(hint, int | float):
+        return None
+    return float(hint) if math.isfinite(hint) and hint >= 0 else None
 
 
 class RetryingLM(dspy.LM):

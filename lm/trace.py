@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
 import dspy
 from pydantic import BaseModel, Field
@@ -32,6 +32,17 @@ class Step(BaseModel):
     generated_tokens: int = 0
     prefill_seconds: float | None = None
     generation_seconds: float | None = None
+
+
+class CallCosts(TypedDict):
+    """What :func:`call_costs` reads from DSPy history entries (the cost fields of a Step)."""
+
+    tokens: int
+    prompt_tokens: int
+    prompt_tokens_evaluated: int
+    generated_tokens: int
+    prefill_seconds: float | None
+    generation_seconds: float | None
 
 
 class Trace(BaseModel):
@@ -110,7 +121,7 @@ class CallLog:
             yield self
 
 
-def call_costs(calls: list[dict[str, Any]]) -> dict[str, int | float | None]:
+def call_costs(calls: list[dict[str, Any]]) -> CallCosts:
     """The tokens, prompt tokens sent and evaluated, generated tokens, and prefill and
     generation seconds of DSPy history entries. Only calls that reached the model count (a
     cache hit reports no usage); a prompt token not reported as cached counts as evaluated."""

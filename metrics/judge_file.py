@@ -62,6 +62,7 @@ def _judge_line(line: str, judge: StrictJudge) -> tuple[dict[str, Any], Verdict 
     except ValidationError as error:
         return {"error": f"malformed line: {error.errors()[0]['msg']}"}, None
     identity = {"id": record.id} if record.id is not None else {}
+    assert not isinstance(record.gold, list)  # _join_spans joined the spans
     try:
         verdict = judge.judge(
             record.question,

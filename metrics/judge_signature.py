@@ -33,4 +33,7 @@ class JudgeAnswer(dspy.Signature):
         desc="which calibration rule applies"
     )
     reason: str = dspy.OutputField(desc="one or two sentences on what matches and what does not")
-    score: Literal[0, 0.5, 1] = dspy.OutputField(desc="1 correct, 0.5 partially correct, 0 wrong")
+    # A float in a Literal: pydantic and dspy take it, the typing spec does not.
+    score: Literal[0, 0.5, 1] = dspy.OutputField(  # type: ignore[valid-type]
+        desc="1 correct, 0.5 partially correct, 0 wrong"
+    )

@@ -29,5 +29,6 @@ def load_text_embedding(
     model = TextEmbedding(
         model_name=spec.fastembed_name, specific_model_path=str(folder), threads=threads
     )
-    model.model.tokenizer.enable_truncation(max_length=spec.max_length)
+    # fastembed types TextEmbedding.model as the base class; the ONNX model it holds has one
+    model.model.tokenizer.enable_truncation(max_length=spec.max_length)  # type: ignore[attr-defined]
     return model

@@ -90,16 +90,16 @@ class _Namer(ast.NodeTransformer):
         self.bound: dict[str, float] = {}
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
-        if isinstance(node.op, ast.USub) and _is_number(node.operand):
-            name = self._name(-float(node.operand.value))  # type: ignore[union-attr]
+        if isinstance(node.op, ast.USub) and (number := _number(node.operand)) is not None:
+            name = self._name(-number)
             if name is not None:
                 return ast.Name(id=name, ctx=ast.Load())
         self.generic_visit(node)
         return node
 
     def visit_Constant(self, node: ast.Constant) -> ast.expr:
-        if _is_number(node):
-            name = self._name(float(node.value)) or self._name(-float(node.value))
+        if (number := _number(node)) is not None:
+            name = self._name(number) or self._name(-number)
             if name is not None:
                 value = self.bound[name]
                 if value < 0:  # the cell is printed negative, the program used its size
@@ -114,9 +114,11 @@ class _Namer(ast.NodeTransformer):
         return name
 
 
-def _is_number(node: ast.expr) -> bool:
-    return (
+def _number(node: ast.expr) -> float | None:
+    if (
         isinstance(node, ast.Constant)
         and isinstance(node.value, int | float)
         and not isinstance(node.value, bool)
-    )
+    ):
+        return float(node.value)
+    return None

@@ -108,6 +108,5 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             "simba_batch": 8 if local else 16,
         },
     }[optimizer]
-    return OptimizerSettings(
-        optimizer=optimizer, budget=budget, train=train, dev=dev, **sizes, **per_optimizer
-    )
+    common = {"optimizer": optimizer, "budget": budget, "train": train, "dev": dev}
+    return OptimizerSettings.model_validate(common | sizes | per_optimizer)

@@ -55,7 +55,8 @@ class EvidenceGatherer(dspy.Module):
         found = attempt(
             state.trace,
             "retrieve",
-            partial(self.retriever, state.question, search, state.company, sub_questions),
+            # dspy.Module is untyped: mypy's partial finds no __call__ on a class with an Any base
+            partial(self.retriever, state.question, search, state.company, sub_questions),  # type: ignore[misc]
             note=lambda f: f"{len(f.passages)} passages from {len(f.queries)} queries",
         )
         if isinstance(found, Fault):
@@ -116,7 +117,7 @@ class EvidenceGatherer(dspy.Module):
         curated = attempt(
             state.trace,
             "curate",
-            partial(self.curator, state.question, found.passages),
+            partial(self.curator, state.question, found.passages),  # type: ignore[misc]  # as above
             note=lambda c: f"kept {len(c.kept)}; answerable: {c.answerable}",
         )
         if isinstance(curated, Fault):

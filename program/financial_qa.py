@@ -48,7 +48,7 @@ from filingqa.program.answer_form_decision import AnswerFormDecision, FormChoice
 from filingqa.program.anti_refusal import AntiRefusal
 from filingqa.program.draft import Draft
 from filingqa.program.evidence_gatherer import EvidenceGatherer
-from filingqa.program.final_answer import NOT_STATED, FinalAnswer, from_draft, stopped
+from filingqa.program.final_answer import NOT_STATED, FinalAnswer, Outcome, from_draft, stopped
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState, Sources, screened_sources
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, ReasoningLoop
@@ -172,7 +172,7 @@ class FinancialQA(dspy.Module):
     async def aforward(self, question: str, **inputs: Any) -> dspy.Prediction:
         """The same as :meth:`forward`, off the event loop (generation is blocking)."""
         context = contextvars.copy_context()
-        return await asyncio.to_thread(context.run, self.forward, question, **inputs)
+        return await asyncio.to_thread(lambda: context.run(self.forward, question, **inputs))
 
     def _solve(self, sources: Sources, question: str, trace: Trace) -> FinalAnswer:
         """One reading: route → evidence → reason, verify, revise → anti-refusal → answer."""
@@ -201,7 +201,7 @@ class FinancialQA(dspy.Module):
         reasoning failed without an answer ends refused or in error."""
         failed = draft.reasoning_fault()
         if failed is not None and not draft.answer.strip():
-            outcome = "refused" if failed.kind == "refusal" else "error"
+            outcome: Outcome = "refused" if failed.kind == "refusal" else "error"
             return stopped(state.question, outcome, failed.describe(), state.trace, draft.passages)
         if not is_refusal(draft.answer):
             return from_draft(state, draft, review=None)

@@ -3,6 +3,8 @@ filing passages each retrieve separately; the ranked lists are fused by RRF."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import dspy
 from pydantic import BaseModel
 
@@ -86,7 +88,7 @@ class MultiHydeRetriever(dspy.Module):
         return [by_id[item.key] for item in fused[: self.k]]
 
 
-def _unique(texts) -> list[str]:
+def _unique(texts: Iterable[str]) -> list[str]:
     seen: list[str] = []
     for text in texts:
         text = text.strip()

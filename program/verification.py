@@ -54,6 +54,6 @@ class Verifier(dspy.Module):
             working=program,
             checks=checks.render(),
         )
-        verdict = "REJECT" if checks.problems else judged.verdict
+        verdict: Literal["ACCEPT", "REJECT"] = "REJECT" if checks.problems else judged.verdict
         reasons = [*checks.problems, *judged.reasons]
         return Verdict(verdict=verdict, reasons=reasons, missing=judged.missing, checks=checks)

@@ -233,8 +233,8 @@ def _execute(
 def _compile(tree: ast.Module) -> tuple[list[ast.stmt], CodeType, CodeType | None]:
     """Compile the program, keeping a final expression apart so that its value can be read."""
     body, tail = tree.body, None
-    if body and isinstance(body[-1], ast.Expr):
-        body, tail = body[:-1], body[-1].value
+    if body and isinstance(last := body[-1], ast.Expr):
+        body, tail = body[:-1], last.value
     module_code = compile(ast.Module(body=body, type_ignores=[]), PROGRAM_FILENAME, "exec")
     if tail is None:
         return body, module_code, None

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from filingqa.datasets.finqa import finqa_number
 from filingqa.datasets.registry import load_dataset
 from filingqa.records.documents import Passage, PassageKind
-from filingqa.records.qa_record import QARecord
+from filingqa.records.qa_record import Evidence, QARecord
 from filingqa.retrieval.index.lexical import tokenize
 
 Metric = Literal["hit", "recall"]
@@ -165,11 +165,16 @@ def financebench_queries(
         if record.meta.get("missing_pdfs"):
             continue
         targets = tuple(
-            dict.fromkeys(Target(doc_id=e.doc_name, page=e.page + 1) for e in record.evidence)
+            dict.fromkeys(Target(doc_id=e.doc_name, page=_page(e) + 1) for e in record.evidence)
         )
         if targets:
             queries.append(EvalQuery(id=record.id, question=record.question, targets=targets))
     return queries
+
+
+def _page(evidence: Evidence) -> int:
+    assert evidence.page is not None, "FinanceBench evidence always names its page"
+    return evidence.page
 
 
 def record_targets(record: QARecord) -> tuple[Target, ...]:
@@ -230,6 +235,7 @@ class Fact(BaseModel):
 
 def _facts_from_original(original: QARecord, target: QARecord) -> set[Fact]:
     """``finqa:dev_sample200`` gold facts located in the dev848 record ``target``."""
+    assert original.context is not None and target.context is not None
     rows = target.context.tables[0].rows if target.context.tables else []
     row_at = {row_key(row): i for i, row in reversed(list(enumerate(rows)))}
     sentence_at = {_text_key(p.text): i for i, p in enumerate(target.context.paragraphs)}
@@ -246,6 +252,7 @@ def _facts_from_original(original: QARecord, target: QARecord) -> set[Fact]:
 
 def _facts_from_conversation(turn: QARecord, target: QARecord) -> set[Fact]:
     """A ConvFinQA first turn's gold (table rows but the header, gold sentences) in dev848."""
+    assert target.context is not None
     rows = target.context.tables[0].rows if target.context.tables else []
     row_at = {row_key(row): i for i, row in reversed(list(enumerate(rows)))}
     sentence_at = {_text_key(p.text): i for i, p in enumerate(target.context.paragraphs)}
@@ -281,8 +288,10 @@ def finqa_dev_facts(
 
 def fact_text(record: QARecord, fact: Fact) -> str:
     """The words of a fact: the row's cells, or the paragraph."""
+    assert record.context is not None
     if fact.row is not None:
         return " ".join(record.context.tables[0].rows[fact.row])
+    assert fact.paragraph is not None
     return record.context.paragraphs[fact.paragraph].text
 
 

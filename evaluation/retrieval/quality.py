@@ -238,7 +238,7 @@ def reranker_dir(questions: str) -> Path:
 
     default = default_reranker_dir()
     report = training_report(default)
-    if report is None or questions not in report.get("train_specs", []):
+    if report is None or questions not in _train_specs(report):
         return default
     name = f"{default.name}-without-{dataset_index_name(questions)}"
     siblings = (default.with_name(name), default_artifact_dir().with_name(name))
@@ -261,6 +261,12 @@ def training_report(directory: Path) -> dict[str, object] | None:
     report = json.loads(path.read_text())
     keep = ("out_dir", "source", "train_specs", "eval_specs", "groups", "cross_validation")
     return {key: report[key] for key in keep if key in report}
+
+
+def _train_specs(report: dict[str, object] | None) -> list[object]:
+    specs = (report or {}).get("train_specs") or []
+    assert isinstance(specs, list), "a training report lists its train_specs"
+    return specs
 
 
 def _reranker(questions: str, names: list[str]) -> tuple[Reranker | None, RerankerUsed | None]:
@@ -376,6 +382,6 @@ def format_retrieval_table(results: RetrievalResults) -> str:
 def _reranker_line(used: RerankerUsed) -> str:
     if not used.trained:
         return f"reranker: no trained model at {used.directory}: +reranker kept the fused order"
-    specs = (used.training or {}).get("train_specs") or []
+    specs = _train_specs(used.training)
     trained_on = ", ".join(str(s) for s in specs) or "an unrecorded split"
     return f"reranker: {used.directory} (trained on {trained_on})"

@@ -103,7 +103,7 @@ def _search_latency(
     index: PassageIndex, engine: Engine, qs: list[tuple[str, SearchFilters]]
 ) -> dict[str, Any]:
     """p50/p95 of each search case over ``qs`` (after a warm-up)."""
-    broad = SearchFilters(doc_type="10k", kind="table")
+    broad = SearchFilters(doc_type=["10k"], kind=["table"])
     cases: dict[str, Callable[[tuple[str, SearchFilters]], object]] = {
         "hybrid": lambda q: index.search(q[0], SEARCH_K),
         "hybrid_company_year": lambda q: index.search(q[0], SEARCH_K, filters=q[1]),

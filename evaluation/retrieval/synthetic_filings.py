@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from filingqa.records.documents import Document, Passage
+from filingqa.records.documents import DocType, Document, Passage
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.search.pipeline import QUERY_THREADS
@@ -103,7 +103,7 @@ def documents() -> list[Document]:
 
 
 def _document(company: str, ticker: str, year: int, quarter: int | None) -> Document:
-    kind = "10q" if quarter else "10k"
+    kind: DocType = "10q" if quarter else "10k"
     suffix = f"{year}Q{quarter}" if quarter else str(year)
     return Document(
         doc_id=f"{ticker}_{suffix}_{kind.upper()}",
@@ -186,7 +186,7 @@ def queries(n: int, seed: int = 1) -> list[tuple[str, SearchFilters]]:
         slots = {"company": company, "year": year, "prev": year - 1}
         slots |= {"metric": rng.choice(METRICS).lower(), "topic": rng.choice(TOPICS)}
         text = rng.choice(QUERY_TEMPLATES).format(**slots)
-        out.append((text, SearchFilters(company=company, fiscal_year=year)))
+        out.append((text, SearchFilters(company=[company], fiscal_year=[year])))
     return out
 
 

@@ -21,6 +21,7 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.metrics.tatqa_official import tatqa_score
 from filingqa.records import QARecord
 from filingqa.sandbox import run_python
+from filingqa.sandbox.outcome import Answer
 
 TATQA_DECIMALS = 2
 TARGET = 0.98  # the share of gold programs the judge must agree with
@@ -36,7 +37,7 @@ class Check:
     program: str
     gold: str
     code: str | None = None
-    got: float | bool | str | None = None
+    got: Answer | None = None
     score: float = 0.0
     reason: str = ""
     official: bool = False
@@ -60,7 +61,7 @@ def tatqa_records(root: Path) -> list[QARecord]:
     ]
 
 
-def as_prediction(value: float | bool | str | None) -> str:
+def as_prediction(value: object) -> str:
     """An executed value as answer text (bools as FinQA's yes/no)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -114,6 +115,7 @@ def check_tatqa(record: QARecord, judge: StrictJudge) -> Check:
         )
         check.score, check.reason = verdict.score, verdict.reason
         rounded = round(float(check.got), TATQA_DECIMALS)  # type: ignore[arg-type]
+        assert record.answer_value is not None
         score = tatqa_score(
             record.answer_value, record.scale, rounded, record.scale, answer_type="arithmetic"
         )
@@ -130,6 +132,7 @@ def check_convfinqa(record: QARecord, judge: StrictJudge) -> Check:
             record.question, record.answer, prediction, answer_type=record.answer_type, scale=""
         )
         check.score, check.reason = verdict.score, verdict.reason
+        assert not isinstance(record.answer_value, list)
         check.official = finqa_execution_match(record.answer_value, prediction)
     return check
 

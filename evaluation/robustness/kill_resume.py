@@ -98,7 +98,9 @@ def scripted_program(prompt: str) -> str:
     """The scripted backbone's reply, after ``CALL_SECONDS``: for "What is A minus B?" the
     program ``result = A - B`` (``A + B`` for every fourth question)."""
     time.sleep(CALL_SECONDS)
-    number, a, b = re.search(r"Question (\d+): what is ([\d.]+) minus ([\d.]+)", prompt).groups()
+    match = re.search(r"Question (\d+): what is ([\d.]+) minus ([\d.]+)", prompt)
+    assert match is not None
+    number, a, b = match.groups()
     operator = "+" if int(number) % 4 == 3 else "-"
     return f"```python\nresult = {a} {operator} {b}\n```"
 

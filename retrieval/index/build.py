@@ -180,7 +180,7 @@ class _Build:
     def _finished(self, key: str, doc_id: str) -> bool:
         """Whether the ledger says so and the index holds that many passages of the doc."""
         entry = self.ledger.get(key)
-        if entry is None or self.index.count(SearchFilters(doc_ids=doc_id)) < entry.passages:
+        if entry is None or self.index.count(SearchFilters(doc_ids=[doc_id])) < entry.passages:
             return False
         self.resumed += 1
         self.passages += entry.passages

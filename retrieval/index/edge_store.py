@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -183,8 +183,13 @@ def _filter(conditions: list[Condition]) -> Any:
         must=[
             qe.FieldCondition(
                 key,
-                match=qe.MatchValue(values[0]) if len(values) == 1 else qe.MatchAny(list(values)),
+                match=qe.MatchValue(values[0]) if len(values) == 1 else qe.MatchAny(_any(values)),
             )
             for key, values in conditions
         ]
     )
+
+
+def _any(values: tuple[str | int, ...]) -> list[str] | list[int]:
+    # One normaliser per payload key (SearchFilters.conditions): all str or all int.
+    return cast("list[str] | list[int]", list(values))

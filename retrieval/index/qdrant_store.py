@@ -7,7 +7,7 @@ payload indexes: the local mode scans.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -181,8 +181,13 @@ def _filter(conditions: list[Condition]) -> Any:
                 key=key,
                 match=models.MatchValue(value=values[0])
                 if len(values) == 1
-                else models.MatchAny(any=list(values)),
+                else models.MatchAny(any=_any(values)),
             )
             for key, values in conditions
         ]
     )
+
+
+def _any(values: tuple[str | int, ...]) -> list[str] | list[int]:
+    # One normaliser per payload key (SearchFilters.conditions): all str or all int.
+    return cast("list[str] | list[int]", list(values))

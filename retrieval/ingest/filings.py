@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
 from filingqa.core.cache import disk_cache
-from filingqa.records.documents import Document, Passage
+from filingqa.records.documents import DocType, Document, Passage
 from filingqa.records.qa_record import QARecord, Table
 from filingqa.retrieval.ingest.chunking import chunk_text
 from filingqa.retrieval.ingest.html import html_pages
@@ -34,7 +35,7 @@ _NAME = re.compile(
     r"^(?P<company>.+?)_(?:fy)?(?P<year>\d{4})(?:q(?P<quarter>[1-4]))?_(?P<type>10k|10q|8k|earnings)",
     re.IGNORECASE,
 )
-_DOC_TYPES = {"10k": "10k", "10q": "10q", "8k": "8k", "earnings": "earnings"}
+_DOC_TYPES: dict[str, DocType] = {"10k": "10k", "10q": "10q", "8k": "8k", "earnings": "earnings"}
 _PIPE_SEPARATOR = re.compile(r"^\|?[\s:\-|]+\|?$")
 _FINQA_PAGE = re.compile(r"page_(\d+)")
 
@@ -237,17 +238,18 @@ def text_passages(
     ``parent_id`` of ``text<number>`` when they take more than one chunk."""
     block_id = f"{doc_id}:p{page}:text{number}"
     chunks = chunk_text("\n\n".join(paragraphs))
-    common = {
-        "doc_id": doc_id,
-        "page": page,
-        "kind": "text",
-        "item": section.item if section else None,
-        "title": section.title if section else None,
-    }
+    common = partial(
+        Passage,
+        doc_id=doc_id,
+        page=page,
+        kind="text",
+        item=section.item if section else None,
+        title=section.title if section else None,
+    )
     if len(chunks) == 1:
-        return [Passage(id=block_id, text=chunks[0], **common)]
+        return [common(id=block_id, text=chunks[0])]
     return [
-        Passage(id=f"{block_id}.{k}", text=chunk, parent_id=block_id, **common)
+        common(id=f"{block_id}.{k}", text=chunk, parent_id=block_id)
         for k, chunk in enumerate(chunks, start=1)
     ]
 

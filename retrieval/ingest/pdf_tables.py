@@ -7,7 +7,7 @@ joined per column, and short title or units lines above those become the caption
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from statistics import median
 from typing import Literal, NamedTuple
 
@@ -67,7 +67,7 @@ def find_tables(lines: list[Line]) -> Iterator[tuple[int, int, Table]]:
             position = start + 1
 
 
-def _table_end(lines: list[Line], kinds: list[str], start: int) -> tuple[int, int]:
+def _table_end(lines: list[Line], kinds: Sequence[str], start: int) -> tuple[int, int]:
     """The end (exclusive) of the table starting at ``start`` and its number of data rows."""
     zone = _value_zone(lines[start])
     end, data_rows, labels = start + 1, 1, 0
@@ -91,7 +91,7 @@ def _value_zone(line: Line) -> float:
 
 
 def _header_start(
-    lines: list[Line], kinds: list[str], start: int, end: int, floor: int
+    lines: list[Line], kinds: Sequence[str], start: int, end: int, floor: int
 ) -> tuple[int, int]:
     """``(first header line, first body line)`` for the data rows ``start:end``.
 

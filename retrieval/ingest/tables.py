@@ -11,6 +11,7 @@ page's blocks with the title and units lines above it as its caption (:func:`add
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from filingqa.records.documents import Passage
 from filingqa.records.qa_record import Table
@@ -127,12 +128,12 @@ def table_passages(
     its groups, whose ``parent_id`` is the whole table's id.
     """
     whole_id = f"{doc_id}:p{page}:table{number}"
-    common = {"doc_id": doc_id, "page": page, "kind": "table", "item": item}
+    common = partial(Passage, doc_id=doc_id, page=page, kind="table", item=item)
     title = table.caption or None
-    whole = Passage(id=whole_id, text=to_markdown(table), title=title, **common)
+    whole = common(id=whole_id, text=to_markdown(table), title=title)
     groups = row_groups(table, max_tokens) if estimate_tokens(whole.text) > max_tokens else []
     parts = [
-        Passage(id=f"{whole_id}.{k}", text=text, parent_id=whole_id, title=title, **common)
+        common(id=f"{whole_id}.{k}", text=text, parent_id=whole_id, title=title)
         for k, text in enumerate(groups, start=1)
     ]
     return [whole, *parts] if len(parts) > 1 else [whole]

@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import warnings
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -273,7 +273,7 @@ class FilingSearch:
 
     def _hierarchical(self, query: str, found: list[_Found]) -> list[_Found]:
         """Search again within the top documents (by RRF mass of their hits) and fuse."""
-        mass: Counter[str] = Counter()
+        mass: defaultdict[str, float] = defaultdict(float)
         for rank, item in enumerate(found, start=1):
             mass[item.match.doc_id] += rrf_term(rank)
         if len(mass) <= self.settings.documents:
@@ -285,11 +285,11 @@ class FilingSearch:
         fused = reciprocal_rank_fusion([list(first), list(second)])
         doc_rank = {doc: rank for rank, doc in enumerate(top, start=1)}
         out = []
-        for item in fused:
-            if item.key in first:
-                out.append(first[item.key])
+        for fused_item in fused:
+            if fused_item.key in first:
+                out.append(first[fused_item.key])
             else:
-                out.append(_Found(second[item.key], "within the top documents"))
+                out.append(_Found(second[fused_item.key], "within the top documents"))
             doc = out[-1].match.doc_id
             if doc in doc_rank:
                 out[-1] = replace(out[-1], document_rank=doc_rank[doc])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -195,7 +195,7 @@ def list_stats(candidates: Sequence[Candidate]) -> ListStats:
     sparse = [c.sparse_score for c in candidates if c.sparse_score is not None]
     page_scores = [c.page_score for c in candidates if c.page_score is not None]
     counts: Counter[tuple[str, int]] = Counter()
-    rrf: Counter[tuple[str, int]] = Counter()
+    rrf: defaultdict[tuple[str, int], float] = defaultdict(float)
     for c in candidates:
         if c.fused_rank is not None:
             counts[page_key(c.passage)] += 1

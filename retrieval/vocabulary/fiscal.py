@@ -69,7 +69,9 @@ class PeriodRef(BaseModel):
         if (self.year is None) == (self.end_date is None):
             raise ValueError("give exactly one of year and end_date")
         limit = {"quarter": 4, "half": 2}.get(self.kind) if self.year is not None else None
-        if (limit is None) != (self.index is None) or (limit and not 1 <= self.index <= limit):
+        if (limit is None) != (self.index is None) or (
+            limit is not None and self.index is not None and not 1 <= self.index <= limit
+        ):
             raise ValueError(f"bad index {self.index} for a {self.kind} named by {self.text!r}")
         return self
 
