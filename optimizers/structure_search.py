@@ -40,7 +40,7 @@ from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.answer_form_decision import FormChoice
 from filingqa.program.financial_qa import EVIDENCE_CHARS, FinancialQA
-from filingqa.program.reasoning_loop import DEFAULT_ROUNDS
+from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, Explanations
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import QARecord
 from filingqa.router.rule import LoopPolicy, loop_router
@@ -64,6 +64,10 @@ class Structure(BaseModel):
     detect_ambiguity: bool = True
     k: int = 8
     hypotheses: int = 3
+    decompose: bool = True
+    query_writing: bool = True
+    curation: bool = True
+    explanations: Explanations = "free"
 
     @property
     def key(self) -> str:

@@ -4,6 +4,12 @@ decompose (full loop) → Multi-HyDE retrieval → curation → complementary se
 between reasoning rounds, :meth:`EvidenceGatherer.refine` searches for what the verifier
 found missing. Optional steps that fail are skipped; a failed Multi-HyDE retrieval falls
 back to searching with the question as written.
+
+Each LM step has a cheap alternative, switched by an option: ``decompose=False`` searches
+the question alone; ``query_writing=False`` sends no query-writing request (the question and
+any sub-questions are searched as written; the search expands them with the lexicon's line
+items); ``curation=False`` keeps the retrieved passages in the search's order, as many as
+the evidence budget holds, and asks no complementary query.
 """
 
 from __future__ import annotations
@@ -40,36 +46,58 @@ class EvidenceGatherer(dspy.Module):
     otherwise).
     """
 
-    def __init__(self, hypotheses: int = 3, k: int = 8) -> None:
+    def __init__(
+        self,
+        hypotheses: int = 3,
+        k: int = 8,
+        *,
+        decompose: bool = True,
+        query_writing: bool = True,
+        curation: bool = True,
+    ) -> None:
         super().__init__()
         self.decompose = dspy.Predict(Decompose, max_tokens=QUERY_TOKENS)
         self.retriever = MultiHydeRetriever(hypotheses=hypotheses, k=k)
         self.curator = Curator()
         self.refine_queries = dspy.Predict(RefineQuestions, max_tokens=QUERY_TOKENS)
+        self.decomposes = decompose
+        self.writes_queries = query_writing
+        self.curates = curation
 
     def forward(self, state: QuestionState) -> FinalAnswer | None:
         search = _handle(state)
         if state.company and not _covers(search, state.company):
             return _not_indexed(state, state.company)
-        sub_questions = self._sub_questions(state) if state.route.full_loop else []
-        found = attempt(
-            state.trace,
-            "retrieve",
-            # dspy.Module is untyped: mypy's partial finds no __call__ on a class with an Any base
-            partial(self.retriever, state.question, search, state.company, sub_questions),  # type: ignore[misc]
-            note=lambda f: f"{len(f.passages)} passages from {len(f.queries)} queries",
-        )
+        decomposed = state.route.full_loop and self.decomposes
+        sub_questions = self._sub_questions(state) if decomposed else []
+        found = self._retrieve(state, search, sub_questions)
         if isinstance(found, Fault):
-            found = self._plain_search(state, search, sub_questions)
-            if isinstance(found, Fault):
-                return stopped(state.question, "error", found.describe(), state.trace)
+            return stopped(state.question, "error", found.describe(), state.trace)
         state.company = found.company
         if found.company and not _covers(search, found.company):
             return _not_indexed(state, found.company)
         state.tried += found.queries
         state.evidence.add(found.passages, RETRIEVED)
-        self._curate(state, search, found)
+        if self.curates:
+            self._curate(state, search, found)
         return None
+
+    def _retrieve(
+        self, state: QuestionState, search: SearchHandle, sub_questions: list[str]
+    ) -> Retrieved | Fault:
+        """The first search: with written queries (Multi-HyDE; the question alone if that
+        fails), or, without query writing, with the question (and sub-questions) as written."""
+        if not self.writes_queries:
+            return self._plain_search(state, search, sub_questions, step="retrieve")
+        found = attempt(
+            state.trace,
+            "retrieve",
+            lambda: self.retriever(state.question, search, state.company, sub_questions),
+            note=lambda f: f"{len(f.passages)} passages from {len(f.queries)} queries",
+        )
+        if isinstance(found, Fault):
+            return self._plain_search(state, search, sub_questions)
+        return found
 
     def refine(self, state: QuestionState, verdict: Verdict) -> None:
         """Searches with new queries for what ``verdict`` found missing."""
@@ -96,13 +124,17 @@ class EvidenceGatherer(dspy.Module):
         return [s.question for s in steps if s.kind == "retrieval"]
 
     def _plain_search(
-        self, state: QuestionState, search: SearchHandle, sub_questions: list[str]
+        self,
+        state: QuestionState,
+        search: SearchHandle,
+        sub_questions: list[str],
+        step: str = "retrieve (question only)",
     ) -> Retrieved | Fault:
         """Search with the question (and sub-questions) as written: no LM involved."""
         queries = [state.question, *sub_questions]
         passages = attempt(
             state.trace,
-            "retrieve (question only)",
+            step,
             partial(self.retriever.search_all, queries, search, state.company, None),
             typed=False,
             note=lambda found: f"{len(found)} passages",

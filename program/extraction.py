@@ -1,27 +1,28 @@
 """Answers taken from the evidence rather than computed: a looked-up figure or a span quoted
-verbatim, a list of such quotes, a count of quoted items, and a yes/no decided by a quoted
-(or computed) figure.
+verbatim, a list of such quotes, a count of quoted items, a yes/no decided by a quoted (or
+computed) figure, and (when the program quotes explanations) the sentences giving a reason.
 
 quote ──► check it occurs in the evidence, is short, is not a whole passage
    │ rejected: ask again, told why (≤ ``retries``) ──► still rejected: marked, not hidden
    ▼
 list: every item checked, duplicates merged · count: the number of quoted items
-yes/no: the deciding figure or words checked first; without them no yes or no is given
+yes/no: the deciding figure or words checked; a decision they do not support is given marked
 """
 
 from __future__ import annotations
 
 import dspy
 
-from filingqa.checks.quotes import CheckedQuote, check_quote, merged
+from filingqa.checks.quotes import MAX_QUOTE_WORDS, CheckedQuote, check_quote, merged
 from filingqa.core.numbers import extract_numbers
 from filingqa.evidence.render import render
 from filingqa.program.draft import Draft
 from filingqa.records import Passage
 from filingqa.records.answer_form import AnswerForm
-from filingqa.signatures.extract import DecideYesNo, QuoteAnswer, QuoteItems
+from filingqa.signatures.extract import DecideYesNo, QuoteAnswer, QuoteExplanation, QuoteItems
 
 DEFAULT_RETRIES = 1
+EXPLANATION_WORDS = 80  # an explanation's quote: a sentence or two
 LIST_SEPARATOR = "; "  # how list items are joined in the answer text (TAT-QA's multi-span form)
 ROUNDING = 0.005  # a deciding figure may be the computed one rounded, to this share
 UNDECIDED = "Undecided"  # opens an answer that gives no yes or no
@@ -32,11 +33,13 @@ class Extraction(dspy.Module):
     ``quotes`` hold each accepted quote's location and whose ``problems`` say what stayed
     wrong after ``retries`` more requests."""
 
-    def __init__(self, retries: int = DEFAULT_RETRIES) -> None:
+    def __init__(self, retries: int = DEFAULT_RETRIES, *, explanations: bool = False) -> None:
         super().__init__()
         self.quote = dspy.Predict(QuoteAnswer)
         self.items = dspy.Predict(QuoteItems)
         self.decide = dspy.Predict(DecideYesNo)
+        # only a program that quotes explanations has (and saves) this predictor
+        self.explain = dspy.Predict(QuoteExplanation) if explanations else None
         self.retries = retries
 
     def forward(
@@ -55,15 +58,24 @@ class Extraction(dspy.Module):
             return self._listed(question, passages, counted=form == "count", rejected=rejected)
         if form == "yes_no":
             return self._decided(question, passages, computed)
-        return self._quoted(question, passages, rejected)
+        if form == "explanation" and self.explain is not None:
+            return self._quoted(question, passages, rejected, self.explain, EXPLANATION_WORDS)
+        return self._quoted(question, passages, rejected, self.quote, MAX_QUOTE_WORDS)
 
-    def _quoted(self, question: str, passages: list[Passage], rejected: str) -> Draft:
+    def _quoted(
+        self,
+        question: str,
+        passages: list[Passage],
+        rejected: str,
+        ask: dspy.Predict,
+        max_words: int,
+    ) -> Draft:
         """One quote, asked again with the reason while it is rejected."""
         evidence = render(passages)
         checked = CheckedQuote(quote="", problem="empty")
         for _ in range(self.retries + 1):
-            quote = self.quote(question=question, evidence=evidence, rejected=rejected).quote
-            checked = check_quote(quote, passages)
+            quote = ask(question=question, evidence=evidence, rejected=rejected).quote
+            checked = check_quote(quote, passages, max_words=max_words)
             if checked.ok:
                 break
             rejected = checked.feedback()
@@ -108,31 +120,32 @@ class Extraction(dspy.Module):
         )
 
     def _decided(self, question: str, passages: list[Passage], computed: str) -> Draft:
-        """Yes or no with the deciding figure or words; a decision whose deciding figure is
-        neither found in the evidence nor the computed one is not given as yes or no."""
+        """Yes or no with the deciding figure or words. A decision whose deciding figure is
+        neither found in the evidence nor the computed one is still given, marked (a
+        problem: the answer is ``unverified``); only "not stated" gives no yes or no."""
         out = self.decide(question=question, evidence=render(passages), computed=computed)
         deciding = out.deciding.strip()
         checked = check_quote(deciding, passages)
         grounded = checked.ok or _states_computed(deciding, computed)
         reason = out.reason.strip()
-        if out.decision == "not stated" or not grounded:
-            problem = (
-                "the evidence does not decide it"
-                if out.decision == "not stated"
-                else f"the deciding figure is missing: {checked.feedback() or 'none given'}"
-            )
+        if out.decision == "not stated":
             return Draft(
                 path="decide",
                 answer=f"{UNDECIDED}: {reason}" if reason else "",
                 passages=passages,
-                problems=[problem],
+                problems=["the evidence does not decide it"],
             )
-        stated = reason if _mentions(reason, deciding) else f"{reason} ({deciding})"
+        shown = not deciding or _mentions(reason, deciding)
+        stated = reason if shown else f"{reason} ({deciding})"
+        unchecked = (
+            f"the deciding figure could not be checked: {checked.feedback() or 'none given'}"
+        )
         return Draft(
             path="decide",
             answer=f"{out.decision.capitalize()}. {stated}".strip(),
             passages=passages,
             quotes=[checked] if checked.ok else [],
+            problems=[] if grounded else [unchecked],
         )
 
 

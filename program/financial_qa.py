@@ -51,7 +51,7 @@ from filingqa.program.evidence_gatherer import EvidenceGatherer
 from filingqa.program.final_answer import NOT_STATED, FinalAnswer, Outcome, from_draft, stopped
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState, Sources, screened_sources
-from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, ReasoningLoop
+from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, Explanations, ReasoningLoop
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import Passage
 from filingqa.records.refusal import is_refusal
@@ -96,6 +96,12 @@ class FinancialQA(dspy.Module):
     unsure (:class:`~filingqa.program.answer_form_decision.AnswerFormDecision`).
     With ``worked_examples`` the program writer is shown the ``examples_per_question``
     nearest solved questions (:mod:`~filingqa.program.worked_examples`).
+
+    Over a search handle each LM step of evidence gathering can be switched to a cheap
+    alternative (:class:`~filingqa.program.evidence_gatherer.EvidenceGatherer`):
+    ``decompose``, ``query_writing`` (Multi-HyDE with ``hypotheses`` passages) and
+    ``curation``. ``explanations="quoted"`` answers a question asking why or how with the
+    filing's own sentences, checked like any quote, instead of in free words.
     """
 
     def __init__(
@@ -114,11 +120,21 @@ class FinancialQA(dspy.Module):
         answer_forms: FormChoice = "off",
         worked_examples: WorkedExamples | None = None,
         examples_per_question: int = 0,
+        decompose: bool = True,
+        query_writing: bool = True,
+        curation: bool = True,
+        explanations: Explanations = "free",
     ) -> None:
         super().__init__()
         self.ambiguity = AmbiguityCheck()
         self.form = AnswerFormDecision(answer_forms)
-        self.gather = EvidenceGatherer(hypotheses=hypotheses, k=k)
+        self.gather = EvidenceGatherer(
+            hypotheses=hypotheses,
+            k=k,
+            decompose=decompose,
+            query_writing=query_writing,
+            curation=curation,
+        )
         self.reason = ReasoningLoop(
             max_rounds=max_rounds,
             samples=samples,
@@ -127,6 +143,7 @@ class FinancialQA(dspy.Module):
             formula_notes=formula_notes,
             worked_examples=worked_examples,
             examples_per_question=examples_per_question,
+            explanations=explanations,
         )
         self.anti_refusal = AntiRefusal()
         self.evidence_chars = evidence_chars

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Literal
 
 import dspy
 
@@ -27,7 +28,7 @@ from filingqa.program.question_state import QuestionState
 from filingqa.program.verification import Verdict, Verifier
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import Passage
-from filingqa.router.answer_form_guess import names_computation
+from filingqa.router.answer_form_guess import guess_answer_form, names_computation
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.extract import StateComputedAnswer
 
@@ -39,6 +40,10 @@ CHOICE_NOTE = (
 )
 SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
 REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
+
+Explanations = Literal["free", "quoted"]
+"""How a question asking why or how is answered: in free words (CoT), or with the filing's
+own sentences, checked like any quote."""
 
 Refine = Callable[[QuestionState, Verdict], None]
 """Searches more evidence into the state for what a verdict found missing."""
@@ -64,6 +69,7 @@ class ReasoningLoop(dspy.Module):
         formula_notes: bool = True,
         worked_examples: WorkedExamples | None = None,
         examples_per_question: int = 0,
+        explanations: Explanations = "free",
     ) -> None:
         super().__init__()
         if max_rounds < 1:
@@ -76,11 +82,12 @@ class ReasoningLoop(dspy.Module):
             examples_per_question=examples_per_question,
         )
         self.cot = dspy.Predict(AnswerFromEvidence)
-        self.extract = Extraction()
+        self.extract = Extraction(explanations=explanations == "quoted")
         self.state_answer = dspy.Predict(StateComputedAnswer, max_tokens=STATEMENT_TOKENS)
         self.verifier = Verifier()
         self.max_rounds = max_rounds
         self.formula_notes = formula_notes
+        self.explanations = explanations
 
     def forward(self, state: QuestionState, refine: Refine) -> Draft:
         """The loop over ``state``'s evidence; ``refine`` runs between rounds when the
@@ -158,9 +165,12 @@ class ReasoningLoop(dspy.Module):
         )
 
     def _cot(self, state: QuestionState, passages: list[Passage], previous: Draft | None) -> Draft:
-        """An answer in words, told why the previous one was rejected."""
+        """An answer in words, told why the previous one was rejected; with quoted
+        explanations, a question asking why or how is answered with the filing's sentences."""
         question = state.question
         feedback = previous.feedback() if previous is not None else ""
+        if self.explanations == "quoted" and _asks_why(state):
+            return self.extract(question, passages, "explanation", rejected=feedback)
         asked = (
             f"{question}\n(An earlier answer was rejected: {feedback})" if feedback else question
         )
@@ -219,3 +229,10 @@ class ReasoningLoop(dspy.Module):
             draft.faults.append(verdict)
         else:
             draft.verdict = verdict
+
+
+def _asks_why(state: QuestionState) -> bool:
+    """Whether the question asks for an explanation: its route's form, else the wording's
+    guess (the form is not decided when answer forms are off)."""
+    form = state.route.form or guess_answer_form(state.question).form
+    return form == "explanation"

@@ -18,6 +18,16 @@ class QuoteAnswer(dspy.Signature):
     quote: str = dspy.OutputField(desc="words copied exactly from the evidence")
 
 
+class QuoteExplanation(dspy.Signature):
+    """Answer a question asking why or how by copying, word for word, the sentence or two of
+    the evidence that give the reason. Copy them exactly; do not add words of your own."""
+
+    evidence: str = dspy.InputField()
+    question: str = dspy.InputField()
+    rejected: str = dspy.InputField(desc="why an earlier quote was rejected, or empty")
+    quote: str = dspy.OutputField(desc="sentences copied exactly from the evidence")
+
+
 class QuoteItems(dspy.Signature):
     """Answer with every item the question asks for, each copied exactly from the evidence
     (a figure as printed, a name, a year), in the order the question names them, once each."""

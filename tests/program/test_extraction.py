@@ -119,19 +119,27 @@ def test_a_yes_no_states_the_quoted_fact_that_decides_it() -> None:
     assert draft.problems == [] and draft.quotes[0].location.passage_id == CASH_FLOW.id
 
 
-def test_a_yes_no_whose_deciding_figure_is_missing_is_not_answered_yes_or_no() -> None:
+def test_a_yes_no_whose_deciding_figure_is_missing_is_answered_and_marked() -> None:
     decided = {"deciding": "", "decision": "yes", "reason": "Cash flow is healthy."}
     draft, _ = extract([(DECIDE, decided)], "Is Acme's liquidity healthy?", "yes_no")
-    assert draft.answer == f"{UNDECIDED}: Cash flow is healthy."
-    assert not draft.answer.lower().startswith(("yes", "no"))
-    assert draft.problems == ["the deciding figure is missing: the quote is empty"]
+    assert draft.answer == "Yes. Cash flow is healthy."
+    assert draft.problems == ["the deciding figure could not be checked: the quote is empty"]
+    assert draft.quotes == []
 
 
-def test_a_yes_no_decided_by_a_figure_not_in_the_evidence_is_not_answered_yes_or_no() -> None:
+def test_a_yes_no_decided_by_a_figure_not_in_the_evidence_is_answered_and_marked() -> None:
     decided = {"deciding": "quick ratio 1.57", "decision": "yes", "reason": "It is 1.57."}
     draft, _ = extract([(DECIDE, decided)], "Is the quick ratio healthy?", "yes_no")
-    assert draft.answer.startswith(UNDECIDED)
+    assert draft.answer == "Yes. It is 1.57."
     assert "does not occur in the evidence" in draft.problems[0]
+
+
+def test_a_yes_no_the_evidence_does_not_decide_is_undecided() -> None:
+    decided = {"deciding": "", "decision": "not stated", "reason": "No ratio is given."}
+    draft, _ = extract([(DECIDE, decided)], "Is the quick ratio healthy?", "yes_no")
+    assert draft.answer == f"{UNDECIDED}: No ratio is given."
+    assert not draft.answer.lower().startswith(("yes", "no"))
+    assert draft.problems == ["the evidence does not decide it"]
 
 
 def test_a_yes_no_may_be_decided_by_the_computed_figure() -> None:
