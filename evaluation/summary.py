@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter, defaultdict
 
 from pydantic import BaseModel
 
 from filingqa.evaluation.runner import Row
+
+
+class StepCost(BaseModel):
+    """What one step of the program cost, per question of a setting (over every row, the
+    rows that did not run it counting 0); ``questions`` ran it."""
+
+    step: str
+    questions: int
+    seconds: float
+    lm_calls: float
+    prompt_tokens_evaluated: float
+    generated_tokens: float
 
 
 class Summary(BaseModel):
@@ -43,6 +56,7 @@ class Summary(BaseModel):
     generated_tokens: float | None = None
     prefill_seconds: float | None = None
     generation_seconds: float | None = None
+    steps: list[StepCost] = []
 
 
 COST_COLUMNS = (
@@ -98,7 +112,67 @@ def summarize(rows: list[Row]) -> Summary:
             if (means := _official_means(typed))
         },
         **{figure: _mean_recorded(rows, figure) for figure in COST_FIGURES},
+        steps=step_costs(rows),
     )
+
+
+_ROUND = re.compile(r"\s+\d+$|\s+\(.*\)$")
+
+
+def step_kind(name: str) -> str:
+    """A step's name without its round or variant: ``reason 2`` → ``reason``,
+    ``retrieve (question only)`` → ``retrieve``."""
+    return _ROUND.sub("", name)
+
+
+def step_costs(rows: list[Row]) -> list[StepCost]:
+    """Where each setting's time went: every step kind's seconds, LM calls, prompt tokens
+    evaluated and tokens generated per question, most seconds first."""
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    ran: dict[str, set[int]] = defaultdict(set)
+    for number, row in enumerate(rows):
+        for step in row.steps:
+            kind = step_kind(step.name)
+            total = totals[kind]
+            total[0] += step.seconds
+            total[1] += step.lm_calls
+            total[2] += step.prompt_tokens_evaluated
+            total[3] += step.generated_tokens
+            ran[kind].add(number)
+    n = len(rows) or 1
+    costs = [
+        StepCost(
+            step=kind,
+            questions=len(ran[kind]),
+            seconds=round(seconds / n, 2),
+            lm_calls=round(calls / n, 2),
+            prompt_tokens_evaluated=round(evaluated / n, 1),
+            generated_tokens=round(generated / n, 1),
+        )
+        for kind, (seconds, calls, evaluated, generated) in totals.items()
+    ]
+    return sorted(costs, key=lambda c: -c.seconds)
+
+
+def format_step_costs(summaries: dict[str, Summary]) -> str:
+    """Per setting, where the seconds went: one line per step that took any (empty when no
+    setting recorded steps)."""
+    lines = []
+    for name, summary in summaries.items():
+        spent = [c for c in summary.steps if c.seconds > 0 or c.lm_calls > 0]
+        if not spent:
+            continue
+        lines.append(
+            f"{name}: where the seconds went, per question ({summary.seconds:.1f} s in all)"
+        )
+        head = f"{'questions':>10}{'s/q':>8}{'calls/q':>9}{'evaluated/q':>13}{'gen/q':>8}"
+        lines.append(f"  {'step':<24}{head}")
+        lines += [
+            f"  {c.step:<24}{c.questions:>10}{c.seconds:>8.1f}{c.lm_calls:>9.2f}"
+            f"{c.prompt_tokens_evaluated:>13.0f}{c.generated_tokens:>8.0f}"
+            for c in spent
+        ]
+    return "\n".join(lines)
 
 
 def _mean_recorded(rows: list[Row], figure: str) -> float | None:

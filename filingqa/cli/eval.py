@@ -126,7 +126,11 @@ def _run(args: argparse.Namespace) -> int:
         run_evaluation,
     )
     from filingqa.evaluation.paired import format_paired
-    from filingqa.evaluation.summary import format_by_answer_type, format_table
+    from filingqa.evaluation.summary import (
+        format_by_answer_type,
+        format_step_costs,
+        format_table,
+    )
     from filingqa.lm.backbone import Backbone, get_lm
 
     modes = comma_list(args.mode)
@@ -166,6 +170,11 @@ def _run(args: argparse.Namespace) -> int:
         f"where={settings.where or '-'}"
     )
     print(format_table(summaries))
+    retrieved = {
+        name: s for name, s in summaries.items() if any(c.step == "retrieve" for c in s.steps)
+    }
+    if steps := format_step_costs(retrieved):
+        print(steps)
     if by_type := format_by_answer_type(summaries):
         print(by_type)
     if paired := format_paired(paired_results(settings)):
