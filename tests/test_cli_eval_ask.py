@@ -242,9 +242,27 @@ def test_ask_company_and_doc_search_the_default_index(
             "company": "Acme",
             "doc_ids": ["A_10K", "B_10K"],
             "samples": 1,
+            "program": None,
         }
     ]
     assert "Answer:   399.8 million" in capsys.readouterr().out
+
+
+def test_ask_program_answers_over_the_index_with_the_artifacts_structure(
+    isolated_home: Path, lm_replies, index_answers: list[dict]
+) -> None:
+    build_index(isolated_home, "default")
+    lm_replies([])
+    artifact = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
+    assert main(["ask", "What was FCF?", "--company", "Acme", "--program", str(artifact)]) == 0
+    program = index_answers[0]["program"]
+    assert program.manifest.program_options["samples"] == 5 and program.form.choice == "guess"
+
+
+def test_ask_program_needs_an_index(no_lm, capsys) -> None:
+    artifact = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
+    assert main(["ask", "What was FCF?", "--program", str(artifact)]) == 2
+    assert "--program answers over an index" in capsys.readouterr().err
 
 
 def test_ask_index_takes_a_name_or_a_directory(

@@ -41,15 +41,26 @@ def add_parser(commands: Commands) -> None:
         default=1,
         help="programs to sample and vote over (self-consistency); default 1",
     )
+    ask.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="answer over the index with a compiled artifact's program (its structure, "
+        "prompts and worked examples; e.g. artifacts/qwen-local)",
+    )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from filingqa.artifacts.compiled import read_program
     from filingqa.ask import answer_over_filing, answer_over_index, format_answer
     from filingqa.lm.backbone import get_lm
 
     index = _ask_index(args)  # before loading the LM: a missing index fails at once
+    if args.program is not None and index is None:
+        raise ValueError("--program answers over an index: give --index (or --company / --doc)")
+    program = read_program(args.program) if args.program is not None else None
     lm = get_lm(backbone_of(args))
     if index is None:
         answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
@@ -61,6 +72,7 @@ def _run(args: argparse.Namespace) -> int:
             company=args.company,
             doc_ids=args.doc,
             samples=args.samples,
+            program=program,
         )
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
     return 0
