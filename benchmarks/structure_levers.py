@@ -3,24 +3,32 @@
 The structure search (``optimizers/structure_search.py``) compares its candidates on a few
 dev questions at first; this measures chosen candidates on many questions of a committed
 *tuning* slice, to decide the search's space and rungs. Every structure answers every
-question over its gold context, question by question (the evidence is read once per
-question when the engine reuses the KV prefix), with one LM response cache for the run, as
-in the compile's search: a structure's requests that equal the start's are answered from
-it, so s/question is the time beyond the start's. Worked examples come from the pool the
-compile derives (``--pool``), without the measured questions' contexts.
+question, over its gold context or (``--context retrieved``) searching the dataset's index,
+question by question (the evidence is read once per question when the engine reuses the KV
+prefix), with one LM response cache for the run, as in the compile's search: a structure's
+requests that equal the start's are answered from it. So each structure's costs are shown
+twice: as measured (the time beyond the start's) and priced cold (a step answered from the
+cache priced at the start's same step on the same question). Worked examples come from the
+pool the compile derives (``--pool``), without the measured questions' contexts.
 
 Rows go to ``<out>/<structure>.jsonl`` as they finish (a rerun resumes); prints, and writes
-to ``<out>/results.json``, each structure's accuracy, LM calls, tokens and s/question, and
-its wins, losses and one-sided sign-test p against the start.
+to ``<out>/results.json``, each structure's accuracy, LM calls, tokens, s/question, prompt
+tokens evaluated, tokens generated and gold page retrieved (over an index), measured and
+priced cold, where the seconds went per step, and its wins, losses and one-sided sign-test
+p against the start.
 
     python benchmarks/structure_levers.py --out DIR [--slice tatqa-dev-tuning]
         [--where tatqa_answer_type=arithmetic] [--limit 60] [--lm local]
         [--structures "samples=5;examples_per_question=2;loop=never"]
+    python benchmarks/structure_levers.py --out DIR --dataset financebench:dev \
+        --slice financebench-dev-tuning --where "" --context retrieved --judge-lm local \
+        --structures "curation=false;query_writing=false;hypotheses=1;decompose=false"
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -31,14 +39,23 @@ from filingqa.artifacts.worked_examples import POOL_FILE, read_pool
 from filingqa.core.cache import use_fresh_dspy_cache
 from filingqa.datasets import load_dataset
 from filingqa.evaluation.command import select_records
+from filingqa.evaluation.modes import Mode, gold_program, searching_program
+from filingqa.evaluation.open_corpus import open_corpus
 from filingqa.evaluation.paired import compare, format_paired
+from filingqa.evaluation.runner import Row
 from filingqa.evaluation.slices.committed import load_slice, select_slice
-from filingqa.evaluation.summary import format_table, summarize
+from filingqa.evaluation.summary import format_step_costs, format_table, summarize
 from filingqa.lm.backbone import get_lm
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_data import held_out_contexts
-from filingqa.optimizers.structure_search import Structure, answer_by_question
+from filingqa.optimizers.structure_search import (
+    ModeOf,
+    Structure,
+    answer_by_question,
+    priced_rows,
+)
 from filingqa.optimizers.worked_example_pool import stored_pool
+from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import QARecord
 
@@ -89,6 +106,17 @@ def worked_examples(
     return read_pool(stored, data_dir) if stored.programs else None
 
 
+def priced_cold(rows: dict[str, list[Row]], start: str) -> dict[str, list[Row]]:
+    """Each structure's rows with their costs priced cold against the start's rows."""
+    return {
+        name: [
+            row.model_copy(update=cost.model_dump())
+            for row, cost in zip(answered, priced_rows(answered, rows[start]), strict=True)
+        ]
+        for name, answered in rows.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lm", default="local")
@@ -98,6 +126,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--structures", default=DEFAULT_STRUCTURES, help="';'-separated changes")
     parser.add_argument("--pool", default="tatqa:dev", help="comma-separated pool sources")
+    parser.add_argument("--context", choices=("gold", "retrieved"), default="gold")
+    parser.add_argument("--index", type=Path, default=None, help="default: the dataset's")
+    parser.add_argument("--judge-lm", default=None, help="LM judge for non-numeric golds")
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
@@ -112,23 +143,42 @@ def main() -> None:
     contexts = len({d for r in records for d in r.documents})
     print(f"{len(records)} questions ({contexts} contexts) of {args.slice} where {where}")
     lm = get_lm(args.lm)
+    judge = StrictJudge(lm=get_lm(args.judge_lm) if args.judge_lm else None)
     use_fresh_dspy_cache()
     started = time.perf_counter()
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm), contextlib.ExitStack() as stack:
+        mode_of: ModeOf = gold_program
+        if args.context == "retrieved":
+            corpus = stack.enter_context(open_corpus(args.dataset, args.index))
+
+            def mode_of(program: FinancialQA) -> Mode:
+                return searching_program(corpus, program)
+
         programs = {s.key: s.build(examples) for s in structures}
-        rows = answer_by_question(programs, records, judge=StrictJudge(lm=None), rows_dir=args.out)
-    summaries = {name: summarize(answered) for name, answered in rows.items()}
+        rows = answer_by_question(
+            programs, records, judge=judge, rows_dir=args.out, mode_of=mode_of
+        )
     start = Structure().key
+    measured = {name: summarize(answered) for name, answered in rows.items()}
+    cold = {name: summarize(answered) for name, answered in priced_cold(rows, start).items()}
     paired = [compare(start, name, rows) for name in rows if name != start]
-    print(format_table(summaries))
+    print("measured (a structure's requests equal to the start's came from the cache):")
+    print(format_table(measured))
+    print("priced cold (cached steps at the start's cost on the same question):")
+    print(format_table(cold))
+    print(format_step_costs(cold))
     print(format_paired(paired))
     report = {
+        "dataset": args.dataset,
         "slice": args.slice,
         "where": where,
+        "context": args.context,
         "question_ids": [r.id for r in records],
         "lm": args.lm,
+        "judge_lm": args.judge_lm,
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "summaries": {name: s.model_dump() for name, s in summaries.items()},
+        "summaries": {name: s.model_dump() for name, s in measured.items()},
+        "priced_cold": {name: s.model_dump() for name, s in cold.items()},
         "paired": [p.model_dump() for p in paired],
     }
     (args.out / "results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

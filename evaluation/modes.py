@@ -133,12 +133,12 @@ def build_mode(name: str, corpus: OpenCorpus | None = None, artifact: Path | Non
     if name in PROGRAM_MODES:
         options = PROGRAM_MODES[name]
         qa = FinancialQA(**options) if options else None
-        return _gold_program(qa) if corpus is None else _searching_program(corpus, qa)
+        return gold_program(qa) if corpus is None else searching_program(corpus, qa)
     if name in COMPILED_MODES:
         if artifact is None:
             raise ValueError(f"{name} runs a compiled artifact: give its folder (--program DIR)")
         qa = compiled(artifact, trained_router=name == "compiled+router")
-        return _gold_program(qa) if corpus is None else _searching_program(corpus, qa)
+        return gold_program(qa) if corpus is None else searching_program(corpus, qa)
     answer = PASSAGE_MODES[name]
     return _over_gold(answer) if corpus is None else _over_top_k(answer, corpus)
 
@@ -165,14 +165,16 @@ def compiled(artifact: Path, *, trained_router: bool) -> FinancialQA:
     return qa
 
 
-def _gold_program(qa: FinancialQA | None) -> Mode:
+def gold_program(qa: FinancialQA | None) -> Mode:
+    """The program (``qa``, else an uncompiled one) over each record's gold passages."""
+
     def mode(record: QARecord) -> ModeAnswer:
         return program(record.question, passages=gold_passages(record), qa=qa)
 
     return mode
 
 
-def _searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
+def searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
     """The program searching ``corpus``, reranked by the compiled artifact's reranker when
     it has one and the corpus search can take it."""
     reranker = getattr(qa, "reranker", None)

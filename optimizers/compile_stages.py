@@ -15,7 +15,7 @@ from pathlib import Path
 import dspy
 
 from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, ROUTER_DIR
-from filingqa.evaluation.modes import Mode
+from filingqa.evaluation.modes import Mode, gold_program
 from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_plan import CompilePlan
@@ -26,7 +26,7 @@ from filingqa.optimizers.compile_records import (
     RerankerStage,
     RouterStage,
 )
-from filingqa.optimizers.compiled_modes import pot_mode, program_mode
+from filingqa.optimizers.compiled_modes import pot_mode
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
@@ -82,7 +82,7 @@ def student(target: Target) -> dspy.Module:
 
 def module_mode(module: dspy.Module, target: Target) -> Mode:
     """``module`` (a PoT module or a whole program) as an eval mode over gold context."""
-    return pot_mode(module) if target == "pot" else program_mode(module)
+    return pot_mode(module) if target == "pot" else gold_program(module)
 
 
 def _score(

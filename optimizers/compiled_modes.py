@@ -1,15 +1,12 @@
-"""Compiled modules as eval modes (record → answer) over the record's gold context, so
-``compile`` scores and labels with :func:`filingqa.evaluation.runner.run_mode`."""
+"""A compiled program writer as an eval mode (record → answer) over the record's gold
+context, so ``compile`` scores it with :func:`filingqa.evaluation.runner.run_mode` (the
+whole program's mode is :func:`filingqa.evaluation.modes.gold_program`)."""
 
 from __future__ import annotations
-
-import dspy
 
 from filingqa.datasets.gold_context import gold_passages
 from filingqa.evaluation.modes import Mode, ModeAnswer
 from filingqa.evidence.render import render
-from filingqa.lm.backbone import adapter_for
-from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought
 from filingqa.records import QARecord
 
@@ -25,19 +22,6 @@ def pot_mode(pot: ProgramOfThought) -> Mode:
             outcome="answered" if error is None else "error",
             working=out.program,
             note=f"{error.kind}: {error.message}" if error else "",
-        )
-
-    return answer
-
-
-def program_mode(qa: FinancialQA) -> Mode:
-    """``qa`` over the gold passages, with the adapter its LM parses best with."""
-
-    def answer(record: QARecord) -> ModeAnswer:
-        with dspy.context(adapter=adapter_for(dspy.settings.lm)):
-            final = qa(question=record.question, passages=gold_passages(record)).final
-        return ModeAnswer(
-            answer=final.answer, outcome=final.outcome, working=final.working, note=final.reason
         )
 
     return answer

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from filingqa.evaluation.modes import gold_program
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
-from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import QARecord
@@ -44,7 +44,7 @@ def label_questions(
         qa.load_state(program_state)
         runs[name] = run_mode(
             records,
-            program_mode(qa),
+            gold_program(qa),
             judge=judge,
             rows_path=out_dir / f"{name}.jsonl",
             progress=progress,

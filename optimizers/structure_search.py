@@ -35,9 +35,9 @@ import dspy
 from pydantic import BaseModel, ConfigDict
 from tqdm import tqdm
 
+from filingqa.evaluation.modes import Mode, gold_program
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
-from filingqa.optimizers.compiled_modes import program_mode
 from filingqa.program.answer_form_decision import FormChoice
 from filingqa.program.financial_qa import EVIDENCE_CHARS, FinancialQA
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, Explanations
@@ -218,20 +218,27 @@ def rung_sizes(questions: int, first_rung: int, eta: int) -> list[int]:
     return sizes
 
 
+ModeOf = Callable[[FinancialQA], Mode]
+"""How a program answers a record: over its gold context (:func:`gold_program`), or searching
+an index (:func:`~filingqa.evaluation.modes.searching_program` over an open corpus)."""
+
+
 def answer_by_question(
     programs: Mapping[str, FinancialQA],
     records: Sequence[QARecord],
     *,
     judge: StrictJudge,
     rows_dir: Path,
+    mode_of: ModeOf = gold_program,
     progress: bool = True,
     desc: str = "answers",
 ) -> dict[str, list[Row]]:
-    """Every program's judged answers to ``records`` over their gold context, question by
-    question (every program answers one question before the next, so an engine that reuses
-    a shared prefix's KV cache reads each question's evidence once); the rows of the
-    program named ``name`` are kept in ``rows_dir/<name>.jsonl`` (a rerun resumes there)."""
-    modes = {name: program_mode(program) for name, program in programs.items()}
+    """Every program's judged answers to ``records`` (over their gold context unless
+    ``mode_of`` says otherwise), question by question (every program answers one question
+    before the next, so an engine that reuses a shared prefix's KV cache reads each
+    question's evidence once); the rows of the program named ``name`` are kept in
+    ``rows_dir/<name>.jsonl`` (a rerun resumes there)."""
+    modes = {name: mode_of(program) for name, program in programs.items()}
     rows: dict[str, list[Row]] = {name: [] for name in programs}
     with tqdm(total=len(records) * len(modes), desc=desc, disable=not progress) as bar:
         for record in records:
@@ -245,6 +252,41 @@ def answer_by_question(
                 )
                 bar.update()
     return rows
+
+
+class PricedCost(BaseModel):
+    """A row's cost had it run cold: seconds, prompt tokens evaluated, tokens generated."""
+
+    seconds: float
+    prompt_tokens_evaluated: float
+    generated_tokens: float
+
+
+def priced(row: Row, start: Row | None) -> PricedCost:
+    """``row``'s cost run cold: a step whose LM calls all came from the response cache
+    (calls, no tokens) priced at the start's step of that name on the same question (the
+    request it repeats), every other step at its own measurement."""
+    own = {s.name: s for s in reversed(start.steps)} if start is not None else {}
+    seconds = row.seconds
+    evaluated = float(row.prompt_tokens_evaluated or 0)
+    generated = float(row.generated_tokens or 0)
+    for step in row.steps:
+        first = own.get(step.name)
+        if step.lm_calls and not step.tokens and first is not None:
+            seconds += first.seconds - step.seconds
+            evaluated += first.prompt_tokens_evaluated
+            generated += first.generated_tokens
+    return PricedCost(
+        seconds=round(seconds, 3),
+        prompt_tokens_evaluated=evaluated,
+        generated_tokens=generated,
+    )
+
+
+def priced_rows(rows: Sequence[Row], start: Sequence[Row]) -> list[PricedCost]:
+    """Each of ``rows`` priced cold against the start's row of the same question."""
+    by_id = {row.id: row for row in start}
+    return [priced(row, by_id.get(row.id)) for row in rows]
 
 
 def _rank(s: ScoredStructure) -> tuple[float, float]:

@@ -9,6 +9,7 @@ import dspy
 import pytest
 
 from filingqa.datasets import load_dataset
+from filingqa.lm.trace import Step
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.structure_search import (
     ScoredStructure,
@@ -17,12 +18,15 @@ from filingqa.optimizers.structure_search import (
     answer_by_question,
     candidates,
     combined,
+    priced,
+    priced_rows,
     rung_sizes,
 )
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExample, WorkedExamples
 from filingqa.records import QARecord
 
+from ..kit.data import judged_row
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, rule_lm, write_data_dir
 
@@ -213,3 +217,37 @@ def test_the_start_is_the_uncompiled_program() -> None:
     options = Structure().program_options()
     assert {name: defaults[name] for name in options} == options
     assert Structure().build().router is defaults["router"]
+
+
+def test_a_step_answered_from_the_cache_is_priced_at_the_starts_step() -> None:
+    def step(name: str, seconds: float, tokens: int, evaluated: int = 0, generated: int = 0):
+        return Step(
+            name=name,
+            seconds=seconds,
+            lm_calls=1,
+            tokens=tokens,
+            prompt_tokens_evaluated=evaluated,
+            generated_tokens=generated,
+        )
+
+    start = judged_row(
+        id="q",
+        seconds=100.0,
+        prompt_tokens_evaluated=4000,
+        generated_tokens=500,
+        steps=[step("retrieve", 26.0, 800, 700, 350), step("curate", 57.0, 3100, 3000, 20),
+               step("reason 1", 17.0, 400, 300, 130)],
+    )  # fmt: skip
+    without_curation = judged_row(
+        id="q",
+        seconds=25.2,
+        prompt_tokens_evaluated=2500,
+        generated_tokens=120,
+        steps=[step("retrieve", 0.1, 0), step("reason 1", 25.0, 2620, 2500, 120)],
+    )
+    cost = priced(without_curation, start)
+    assert cost.seconds == pytest.approx(25.2 - 0.1 + 26.0)
+    assert (cost.prompt_tokens_evaluated, cost.generated_tokens) == (3200, 470)
+    assert priced(start, start).seconds == 100.0  # nothing of its own was cached
+    assert priced(without_curation, None).seconds == 25.2  # no start row: as measured
+    assert [c.seconds for c in priced_rows([without_curation], [start])] == [cost.seconds]
