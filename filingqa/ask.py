@@ -158,6 +158,7 @@ def answer_over_index(
     company: str | None = None,
     doc_ids: Sequence[str] = (),
     samples: int = 1,
+    program: FinancialQA | None = None,
 ) -> FilingAnswer:
     """Answer ``question`` over the index at ``index``, within ``doc_ids`` when given, else
     narrowed to ``company`` when given (see :func:`answer_with_search`)."""
@@ -165,7 +166,9 @@ def answer_over_index(
 
     with closing(FilingSearch.open(index)) as search:
         handle = DocumentSearch(search, list(doc_ids)) if doc_ids else search
-        return answer_with_search(question, search=handle, lm=lm, company=company, samples=samples)
+        return answer_with_search(
+            question, search=handle, lm=lm, company=company, samples=samples, program=program
+        )
 
 
 def answer_with_search(
@@ -175,12 +178,16 @@ def answer_with_search(
     lm: dspy.LM,
     company: str | None = None,
     samples: int = 1,
+    program: FinancialQA | None = None,
 ) -> FilingAnswer:
-    """Answer ``question`` with FinancialQA searching ``search`` (narrowed to ``company``)."""
+    """Answer ``question`` with FinancialQA searching ``search`` (narrowed to ``company``):
+    ``program`` (a compiled one, see :func:`filingqa.load`) when given, else the uncompiled
+    program voting over ``samples`` programs."""
     question = checked_question(question)
     started, calls_before = time.perf_counter(), len(lm.history)
+    qa = program if program is not None else FinancialQA(samples=samples)
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
-        prediction = FinancialQA(samples=samples)(question=question, search=search, company=company)
+        prediction = qa(question=question, search=search, company=company)
     final = prediction.final
     return FilingAnswer(
         question=question,
