@@ -12,6 +12,8 @@ import asyncio
 import json
 import os
 import shutil
+import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
@@ -100,14 +102,32 @@ def create_app(settings: ServerSettings, library: Library, answerer: Answerer) -
     busy = {503: {"model": Problem, "description": "busy: retry after Retry-After seconds"}}
 
     @app.post("/v1/ask", response_model=AskResponse, responses=busy, tags=["ask"])
-    async def ask(request: Request, body: AskRequest) -> AskResponse | JSONResponse:
-        """The answer to a question, once it is complete."""
+    async def ask(
+        request: Request, body: AskRequest, response: Response
+    ) -> AskResponse | JSONResponse:
+        """The answer to a question, once it is complete. ``Server-Timing`` says how long
+        it waited for a worker (``queue``), was answered (``answer``) and took in all
+        (``total``), in milliseconds."""
         _check_question(body, settings)
-        work = queue.run(lambda cancelled: answerer(body, _ignore, cancelled))
+        started = time.perf_counter()
+        timed: list[float] = []
+
+        def work(cancelled: threading.Event) -> AskResponse:
+            timed.append(time.perf_counter())
+            try:
+                return answerer(body, _ignore, cancelled)
+            finally:
+                timed.append(time.perf_counter())
+
         try:
-            return await _until_disconnect(request, work)
+            answer = await _until_disconnect(request, queue.run(work))
         except QueueFull as full:
             return _busy(full)
+        total = time.perf_counter() - started
+        response.headers["Server-Timing"] = _server_timing(
+            queue=timed[0] - started, answer=timed[1] - timed[0], total=total
+        )
+        return answer
 
     stream = {200: {"content": {"text/event-stream": {}}, "description": "events"}}
 
@@ -193,6 +213,10 @@ def create_app(settings: ServerSettings, library: Library, answerer: Answerer) -
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.queue, app.state.jobs, app.state.library = queue, jobs, library
     return app
+
+
+def _server_timing(**seconds: float) -> str:
+    return ", ".join(f"{name};dur={value * 1000:.2f}" for name, value in seconds.items())
 
 
 def _ignore(_: Step) -> None:

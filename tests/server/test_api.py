@@ -33,6 +33,9 @@ async def test_ask_gives_the_answer_its_working_and_the_cited_text(client) -> No
     assert [(c["doc"], c["page"]) for c in cited] == [("ACME_2024_10K", 3)]
     assert "| Total revenue | 1,250.0 | 900.0 |" in cited[0]["text"]
     assert answer["lm_calls"] >= 4 and answer["seconds"] >= 0
+    timing = dict(part.split(";dur=") for part in response.headers["server-timing"].split(", "))
+    assert set(timing) == {"queue", "answer", "total"}
+    assert float(timing["total"]) >= float(timing["answer"]) + float(timing["queue"]) - 0.01
 
 
 async def test_the_stream_sends_each_step_as_it_happens_then_the_answer(client) -> None:
