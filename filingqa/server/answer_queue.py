@@ -13,11 +13,12 @@ import asyncio
 import contextvars
 import math
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
-DEFAULT_SECONDS = 30.0  # assumed per question until one has been answered
+RECENT = 20  # answers the expected time of the next one is the mean of
 
 
 class QueueFull(Exception):
@@ -42,6 +43,7 @@ class AnswerQueue:
         self._slots = asyncio.Semaphore(workers)
         self._admitted = 0
         self._seconds: list[float] = []
+        self._running: dict[int, float] = {}
 
     @property
     def admitted(self) -> int:
@@ -49,11 +51,16 @@ class AnswerQueue:
         return self._admitted
 
     def retry_after(self) -> int:
-        """Seconds until a place is likely free: the questions ahead, at the mean time an
-        answered question took (whole seconds, at least 1)."""
-        recent = self._seconds[-20:]
-        mean = sum(recent) / len(recent) if recent else DEFAULT_SECONDS
-        return max(1, math.ceil(mean * (1 + self._admitted - self.workers) / self.workers))
+        """Seconds until a place in the queue is likely free, i.e. until a running question
+        ends: the mean time of recent answers over the workers (before any answer, the time
+        the running questions have taken so far); whole seconds, at least 1."""
+        recent = self._seconds[-RECENT:]
+        if recent:
+            expected = sum(recent) / len(recent)
+        else:
+            now = time.monotonic()
+            expected = max((now - since for since in self._running.values()), default=0.0)
+        return max(1, math.ceil(expected / self.workers))
 
     def check(self) -> None:
         """Raise :class:`QueueFull` when a question now would be turned away."""
@@ -79,7 +86,8 @@ class AnswerQueue:
         cancelled = threading.Event()
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()
-        started = loop.time()
+        started = time.monotonic()
+        self._running[id(cancelled)] = started
         future = loop.run_in_executor(None, context.run, work, cancelled)
         try:
             result = await asyncio.shield(future)
@@ -87,5 +95,7 @@ class AnswerQueue:
             cancelled.set()
             await asyncio.wait([future])  # the model is free only once the thread stops
             raise
-        self._seconds.append(loop.time() - started)
+        finally:
+            del self._running[id(cancelled)]
+        self._seconds.append(time.monotonic() - started)
         return result

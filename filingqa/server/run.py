@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 from filingqa.artifacts.compiled import read_program
-from filingqa.ask import sample_filing
+from filingqa.ask import SAMPLE_DOC, sample_filing
 from filingqa.lm.backbone import get_lm, is_embedded
 from filingqa.server.answering import ProgramAnswerer
 from filingqa.server.app import create_app
@@ -39,7 +40,10 @@ def serve(settings: ServerSettings) -> None:
             "`filingqa index PATH... --index` here)",
             file=sys.stderr,
         )
-        library.add(sample_filing())
+        settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+        sample = settings.uploads_dir / f"{SAMPLE_DOC}.txt"
+        shutil.copyfile(sample_filing(), sample)
+        library.add(sample)
     app = create_app(settings, library, ProgramAnswerer(library, lm, program))
     print(f"filingqa: serving {settings.index} at {settings.url} (Ctrl-C stops)", flush=True)
     try:
