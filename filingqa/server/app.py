@@ -71,11 +71,14 @@ class Problem(BaseModel):
 
 
 def create_app(settings: ServerSettings, library: Library, answerer: Answerer) -> FastAPI:
-    """The app serving ``library`` with ``answerer`` under ``settings``."""
+    """The app serving ``library`` with ``answerer`` under ``settings``; uploads a stopped
+    server had not finished indexing are queued again."""
     queue = AnswerQueue(settings.workers, settings.queue)
     uploads = settings.uploads_dir
     shutil.rmtree(uploads / INCOMING, ignore_errors=True)
     jobs = IngestJobs(library)
+    for path in library.unfinished(sorted(uploads.glob("*.*")) if uploads.is_dir() else []):
+        jobs.submit(path)  # an upload a stopped server had not finished indexing
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -3,7 +3,9 @@
 Questions search through :meth:`Library.handle`; an upload is added by :meth:`Library.add`.
 A filing is read and embedded outside the lock, then written and its metadata published
 under it, so a search runs either before a filing's passages are written or after its
-whole filing is: never over half of one.
+whole filing is: never over half of one. A filing the build's ledger does not list as
+finished (its build was killed midway, or it could not be read) is hidden from searches,
+listings and pages until an add finishes it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from pathlib import Path
 
 from filingqa.records import Document, Passage
 from filingqa.records.search_handle import SearchHandle
-from filingqa.retrieval.index.build import IndexReport, build_index
+from filingqa.retrieval.index.build import LEDGER_FILE, IndexReport, Ledger, build_index
 from filingqa.retrieval.index.corpus import file_corpus
 from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.ingest.filings import IngestFailure
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.pipeline import FilingSearch, ReRankerChoice
@@ -29,6 +32,7 @@ class Library:
         self.directory = directory
         self.search = search
         self._lock = threading.RLock()
+        self.finished = _finished(directory, search)
 
     @classmethod
     def open(
@@ -56,25 +60,25 @@ class Library:
         return _LockedSearch(self, list(doc_ids))
 
     def documents(self) -> list[Document]:
-        """The indexed filings with their metadata, by id."""
+        """The indexed filings (wholly indexed) with their metadata, by id."""
         with self._lock:
             store = self.search.metadata
-            return (
-                sorted((r.document for r in store.records()), key=lambda d: d.doc_id)
-                if store
-                else []
-            )
+            records = store.records() if store else []
+            documents = [r.document for r in records if r.document.doc_id in self.finished]
+        return sorted(documents, key=lambda d: d.doc_id)
 
     def document(self, doc_id: str) -> Document | None:
         """The indexed filing ``doc_id``, or None."""
         with self._lock:
             store = self.search.metadata
-            return store.document(doc_id) if store else None
+            finished = store is not None and doc_id in self.finished
+            return store.document(doc_id) if finished else None
 
     def passage(self, passage_id: str) -> Passage | None:
         """The stored passage ``passage_id``, or None."""
         with self._lock:
-            return self.search.index.passage(passage_id)
+            passage = self.search.index.passage(passage_id)
+            return passage if passage is not None and passage.doc_id in self.finished else None
 
     def add(self, path: Path) -> IndexReport:
         """Index the filing at ``path``: read and embedded first, then written and published
@@ -89,7 +93,13 @@ class Library:
                 self.search.index, paths=[path], state_dir=self.directory, progress=False
             )
             self.search.metadata = _metadata(self.directory)
+            self.finished = _finished(self.directory, self.search)
         return report
+
+    def unfinished(self, files: list[Path]) -> list[Path]:
+        """The filings among ``files`` that are not (wholly) indexed, by file stem."""
+        with self._lock:
+            return [path for path in files if path.stem not in self.finished]
 
     def close(self) -> None:
         """Release the index."""
@@ -112,7 +122,18 @@ class _LockedSearch:
             ranked = self.library.search.ranked(
                 query, k=k, company=company, period=period, doc_ids=self.doc_ids or None
             )
-        return [r.passage for r in ranked]
+            finished = self.library.finished
+        return [r.passage for r in ranked if r.passage.doc_id in finished]
+
+
+def _finished(directory: Path, search: FilingSearch) -> frozenset[str]:
+    """The documents the build's ledger lists whose passages are all stored."""
+    finished = Ledger(directory / LEDGER_FILE).finished()
+    return frozenset(
+        doc_id
+        for doc_id, passages in finished.items()
+        if search.index.count(SearchFilters(doc_ids=doc_id)) >= passages
+    )
 
 
 def _metadata(directory: Path) -> MetadataStore:

@@ -95,6 +95,8 @@ async def test_an_unreadable_upload_fails_its_job_with_the_reason(client) -> Non
     job = await wait_for(client, response.json()["id"])
     assert job["state"] == "failed" and job["error"].startswith("corrupt")
     assert "/" not in job["error"]  # no server path in the reason
+    listed = {f["doc_id"] for f in (await client.get("/v1/filings")).json()}
+    assert "BROKEN" not in listed
 
 
 async def test_a_page_image_shows_the_cited_passage_highlighted(client) -> None:
