@@ -9,8 +9,9 @@ and the prefill and generation seconds the engine reports in its response's
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypedDict
 
 import dspy
@@ -45,10 +46,25 @@ class CallCosts(TypedDict):
     generation_seconds: float | None
 
 
+StepListener = Callable[["Step"], None]
+"""Told of each step as it is recorded (a server streams them; it may raise to stop)."""
+
+step_listener: ContextVar[StepListener | None] = ContextVar("step_listener", default=None)
+"""The listener of the steps recorded in this context (and the threads that copy it)."""
+
+
 class Trace(BaseModel):
     """Every step taken for one question, in order."""
 
     steps: list[Step] = Field(default_factory=list)
+
+    def record(self, step: Step) -> Step:
+        """Append ``step`` and tell the context's :data:`step_listener`, if any."""
+        self.steps.append(step)
+        listener = step_listener.get()
+        if listener is not None:
+            listener(step)
+        return step
 
     @contextmanager
     def step(self, name: str) -> Iterator[Step]:
@@ -65,7 +81,7 @@ class Trace(BaseModel):
             record.seconds = round(time.perf_counter() - started, 3)
             for field, value in call_costs(calls).items():
                 setattr(record, field, value)
-            self.steps.append(record)
+            self.record(record)
 
     @property
     def faults(self) -> list[Step]:

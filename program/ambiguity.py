@@ -44,7 +44,7 @@ class AmbiguityCheck(dspy.Module):
     def forward(self, question: str, trace: Trace) -> AmbiguityReport | None:
         cue = ambiguity_cue(question)
         if cue is None:
-            trace.steps.append(Step(name="ambiguity", note="not asked: no qualifier or term"))
+            trace.record(Step(name="ambiguity", note="not asked: no qualifier or term"))
             return None
         report = attempt(
             trace,

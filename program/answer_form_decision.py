@@ -40,9 +40,7 @@ class AnswerFormDecision(dspy.Module):
             return route
         guess = guess_answer_form(question)
         sure = "sure" if guess.confident else "unsure"
-        trace.steps.append(
-            Step(name="answer form", note=f"guess {guess.form} ({sure}): {guess.reason}")
-        )
+        trace.record(Step(name="answer form", note=f"guess {guess.form} ({sure}): {guess.reason}"))
         return with_form(route, guess.form, guess.asks, f"guess: {guess.reason}")
 
     def forward(self, state: QuestionState) -> None:
@@ -60,7 +58,7 @@ class AnswerFormDecision(dspy.Module):
         unstated = unstated_metrics(state.question, render(passages))
         if unstated:
             metric = unstated[0][0]
-            state.trace.steps.append(
+            state.trace.record(
                 Step(name="answer form", note=f"computed: no table row states {metric}")
             )
             state.route = with_form(state.route, "computed", guess.asks, f"{metric} unstated")

@@ -100,7 +100,7 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     invented = unsupported_numbers(shown, evidence, draft.computed())
     if invented:
         listed = ", ".join(f"{n:g}" for n in invented)
-        state.trace.steps.append(
+        state.trace.record(
             Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
         )
         shown = NOT_STATED if outcome == "refused" else WITHHELD

@@ -208,7 +208,7 @@ class FinancialQA(dspy.Module):
 
     def _route(self, question: str, trace: Trace) -> RoutingDecision:
         route = self.form.guessed(question, self.router(question), trace)
-        trace.steps.append(
+        trace.record(
             Step(name="route", note=f"{route.path}, full loop: {route.full_loop}; {route.reason}")
         )
         return route
@@ -256,7 +256,7 @@ def _prediction(final: FinalAnswer) -> dspy.Prediction:
 
 def _invalid(question: object, problem: str, trace: Trace) -> FinalAnswer:
     """The error answer for a question that cannot be asked (empty, too long, not text)."""
-    trace.steps.append(Step(name="question", fault="invalid_input", note=problem))
+    trace.record(Step(name="question", fault="invalid_input", note=problem))
     shown = question[:200] if isinstance(question, str) else ""
     return stopped(shown, "error", f"invalid question ({problem})", trace)
 
@@ -264,5 +264,5 @@ def _invalid(question: object, problem: str, trace: Trace) -> FinalAnswer:
 def _failed(question: str, failure: Exception, trace: Trace) -> FinalAnswer:
     """The error answer for a failure outside every guarded step."""
     fault = fault_of("program", failure, None)
-    trace.steps.append(Step(name="program", fault=fault.kind, note=fault.describe()))
+    trace.record(Step(name="program", fault=fault.kind, note=fault.describe()))
     return stopped(question, "error", fault.describe(), trace)

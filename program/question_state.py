@@ -74,7 +74,7 @@ def screened_sources(
 
     def withheld(lines: list[str]) -> None:
         shown = "; ".join(repr(line[:120]) for line in lines)
-        trace.steps.append(Step(name="screen", note=f"withheld {len(lines)} line(s): {shown}"))
+        trace.record(Step(name="screen", note=f"withheld {len(lines)} line(s): {shown}"))
 
     def screened(given: list[Passage] | None) -> list[Passage] | None:
         if given is None:

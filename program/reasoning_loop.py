@@ -99,7 +99,7 @@ class ReasoningLoop(dspy.Module):
         for number in range(1, rounds + 1):
             previous, draft = draft, self._round(number, state, draft)
             if previous is not None and draft.repeats(previous):
-                state.trace.steps.append(Step(name=f"verify {number}", note=REPEAT_NOTE))
+                state.trace.record(Step(name=f"verify {number}", note=REPEAT_NOTE))
                 break  # its verification, and every later round, would resend the same requests
             if full_loop and not draft.faults:
                 self._verify(number, state, draft)

@@ -1,5 +1,5 @@
 """The ``filingqa`` command line: one module per command (ask, eval, models, data, judge,
-index, compile), each adding its parser and handler; :func:`main` parses and dispatches."""
+index, compile, serve), each adding its parser and handler; :func:`main` parses and dispatches."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from pydantic import ValidationError
 
 from filingqa import __version__
-from filingqa.cli import ask, compile, data, eval, index, judge, models
+from filingqa.cli import ask, compile, data, eval, index, judge, models, serve
 from filingqa.core.config import ConfigError
 
-COMMANDS = (ask, eval, models, data, judge, index, compile)
+COMMANDS = (ask, eval, models, data, judge, index, compile, serve)
 """The commands, in the order ``filingqa --help`` lists them; each module adds its parser
 (``add_parser``) and sets the handler its arguments run."""
 

@@ -60,6 +60,10 @@ class Ledger:
         """The entry of a finished item, or None."""
         return self._entries.get(key)
 
+    def finished(self) -> dict[str, int]:
+        """The documents finished, by id, with their passage count (the latest entry)."""
+        return {entry.doc_id: entry.passages for entry in self._entries.values()}
+
     def add(self, entries: Iterable[LedgerEntry]) -> None:
         """Record finished items (durably, before returning)."""
         entries = list(entries)

@@ -276,6 +276,12 @@ class PassageIndex:
             if m.point in payloads
         }
 
+    def passage(self, passage_id: str) -> Passage | None:
+        """The stored passage ``passage_id``, or None."""
+        payloads = self._store.payloads([point_id(passage_id)], None)
+        payload = payloads.get(point_id(passage_id))
+        return _passage(payload) if payload is not None else None
+
     def count(self, filters: SearchFilters | None = None) -> int:
         """How many passages are stored (matching ``filters``)."""
         return self._store.count(filters.conditions() if filters else [])

@@ -1,0 +1,52 @@
+"""Starting a server: the backbone, the program and the index loaded, then uvicorn."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+from filingqa.artifacts.compiled import read_program
+from filingqa.ask import SAMPLE_DOC, sample_filing
+from filingqa.lm.backbone import get_lm, is_embedded
+from filingqa.server.answering import ProgramAnswerer
+from filingqa.server.app import create_app
+from filingqa.server.library import Library
+from filingqa.server.security import check_bind
+from filingqa.server.settings import ServerSettings
+
+
+def serve(settings: ServerSettings) -> None:
+    """Load everything, print the address, and answer until interrupted.
+
+    Raises:
+        UnsafeBind: a non-loopback address without a token.
+        ValueError: several workers for the embedded model, which answers one at a time.
+    """
+    import uvicorn
+
+    check_bind(settings)
+    if settings.workers > 1 and is_embedded(settings.lm):
+        raise ValueError(
+            "the embedded model answers one question at a time: use --workers 1 "
+            "(a hosted backbone or an OpenAI-compatible server can take more)"
+        )
+    program = read_program(settings.program) if settings.program else None
+    lm = get_lm(settings.lm, api_base=settings.api_base)
+    library = Library.open(settings.index)
+    if not library.documents():
+        print(
+            f"filingqa: {settings.index} holds no filings yet: indexing the bundled sample "
+            "10-K so there is something to ask about (upload filings on the page, or run "
+            "`filingqa index PATH... --index` here)",
+            file=sys.stderr,
+        )
+        settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+        sample = settings.uploads_dir / f"{SAMPLE_DOC}.txt"
+        shutil.copyfile(sample_filing(), sample)
+        library.add(sample)
+    app = create_app(settings, library, ProgramAnswerer(library, lm, program))
+    print(f"filingqa: serving {settings.index} at {settings.url} (Ctrl-C stops)", flush=True)
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    finally:
+        library.close()
