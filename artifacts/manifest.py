@@ -111,6 +111,12 @@ class Manifest(BaseModel):
     """The stored pool of worked examples the program is shown, if any."""
     structures: list[dict[str, Any]] = []
     """Every structure the search scored: its options, dev questions, accuracy, LM calls."""
+    costs: list[dict[str, Any]] = []
+    """The search's finalists and the start on every dev question: accuracy, seconds per
+    question priced cold, wins and losses against the most accurate, the cost rule's verdict."""
+    open_corpus: dict[str, Any] | None = None
+    """The open-corpus stage: its questions and index, every structure's accuracy, cold
+    cost, gold pages retrieved and verdict, the structure kept (or why it was skipped)."""
     data: dict[str, DataSplit]
     before: Scores
     after: Scores

@@ -48,11 +48,11 @@ from filingqa.evaluation.summary import format_step_costs, format_table, summari
 from filingqa.lm.backbone import get_lm
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_data import held_out_contexts
+from filingqa.optimizers.cost_selection import priced_rows
 from filingqa.optimizers.structure_search import (
     ModeOf,
     Structure,
     answer_by_question,
-    priced_rows,
 )
 from filingqa.optimizers.worked_example_pool import stored_pool
 from filingqa.program.financial_qa import FinancialQA

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import diskcache
 
@@ -39,3 +41,18 @@ def use_fresh_dspy_cache() -> None:
     import dspy
 
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+
+
+@contextmanager
+def fresh_dspy_cache() -> Iterator[None]:
+    """Inside the block, an empty in-memory LM response cache (what the block asks costs
+    its real time); the cache before it is back afterwards."""
+    import dspy
+
+    previous = dspy.cache
+    use_fresh_dspy_cache()
+    try:
+        yield
+    finally:
+        with dspy._cache_lock:
+            dspy.cache = previous

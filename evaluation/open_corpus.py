@@ -16,6 +16,7 @@ from typing import Literal
 from filingqa.datasets.registry import parse_spec
 from filingqa.records import Passage, QARecord
 from filingqa.records.search_handle import SearchHandle
+from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.locations import IndexMissingError, index_built
 
 Context = Literal["gold", "retrieved"]
@@ -94,15 +95,18 @@ def require_index(corpus: str, index: Path | None = None) -> Path:
 
 
 @contextmanager
-def open_corpus(spec: str, index: Path | None = None) -> Iterator[OpenCorpus]:
-    """The index of dataset ``spec`` as full and plain search, released on exit.
+def open_corpus(
+    spec: str, index: Path | None = None, embedder: Embedder | None = None
+) -> Iterator[OpenCorpus]:
+    """The index of dataset ``spec`` as full and plain search, released on exit; queries
+    embedded by ``embedder`` (default: the offline MiniLM).
 
     Raises:
         IndexMissingError: see :func:`require_index`.
     """
     from filingqa.retrieval.search.pipeline import FilingSearch
 
-    search = FilingSearch.open(require_index(index_spec(spec), index))
+    search = FilingSearch.open(require_index(index_spec(spec), index), embedder=embedder)
     try:
         yield OpenCorpus(search=search, plain=search.with_settings(**NAIVE_SETTINGS))
     finally:

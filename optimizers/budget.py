@@ -38,6 +38,23 @@ CALLS_PER_QUESTION: dict[Target, float] = {"pot": 1.15, "program": 1.8}
 """LM calls per question: PoT (one, plus repairs) and the uncompiled program over gold
 context (the ambiguity check where the wording has a cue, the loop where the rule sends
 the question)."""
+OPEN_CALLS_PER_QUESTION = 5.2
+"""LM calls of the uncompiled program per question searching an index (FinanceBench)."""
+OPEN_CALL_WEIGHT = 1.5
+"""An open-corpus call in average compile calls: it evaluates about 925 prompt tokens and
+generates about 131 (the FinanceBench report rows, docs/compiling.md) against the average
+call's 546 and 105."""
+OPEN_FRESH_SHARE: dict[str, float] = {
+    "curation": 0.3,
+    "query_writing": 0.85,
+    "hypotheses": 0.8,
+    "decompose": 0.2,
+    "k": 0.6,
+    "explanations": 0.05,
+    "combined": 0.35,
+}
+"""For each change the open-corpus stage tries (and the changes combined), about the share
+of a start's answer it asks afresh: what it does not repeat of the start's requests."""
 LOOP_CALLS = 1.2
 """The verify-revise loop's calls after a question's single pass: a verdict, and a
 revision and a verdict more where the verifier rejects."""
@@ -84,6 +101,8 @@ class BudgetEstimate(BaseModel):
     ``demos`` demos each, each demo adding ``demo_slowdown`` of a zero-shot call."""
 
     calls: dict[str, int]
+    weights: dict[str, float] = {}
+    """A stage whose calls each take this many average calls' time (longer evidence)."""
     other: dict[str, StageCost] = {}
     slowed_calls: float = 0.0
     demos: float = 0.0
@@ -94,8 +113,10 @@ class BudgetEstimate(BaseModel):
 
     @property
     def call_equivalents(self) -> float:
-        """The calls in zero-shot calls' time: demo-carrying calls count for more."""
-        return sum(self.calls.values()) + self.slowed_calls * self.demos * self.demo_slowdown
+        """The calls in average zero-shot calls' time: demo-carrying calls and the calls of a
+        weighted stage count for more."""
+        weighted = sum(calls * self.weights.get(stage, 1.0) for stage, calls in self.calls.items())
+        return weighted + self.slowed_calls * self.demos * self.demo_slowdown
 
     @property
     def total_calls(self) -> int:
@@ -110,7 +131,11 @@ class BudgetEstimate(BaseModel):
 
     def describe(self) -> str:
         """One line per stage, then the total."""
-        lines = [f"  {stage:<22}≈ {calls:>5} LM calls" for stage, calls in self.calls.items()]
+        lines = [
+            f"  {stage:<22}≈ {calls:>5} LM calls"
+            + (f" (each ≈ {self.weights[stage]:g} average calls)" if stage in self.weights else "")
+            for stage, calls in self.calls.items()
+        ]
         lines += [
             f"  {stage:<22}≈ {cost.minutes:>5.1f} min, no LM ({cost.basis})"
             for stage, cost in self.other.items()
@@ -167,12 +192,15 @@ def estimate(
     reranker: StageCost | None = None,
     calibration_is_dev: bool = False,
     calibration_looped: int = 0,
+    open_questions: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
     ``reranker`` training (None: skipped), at the assumed speed. When the calibration
     questions are the dev draw, the kept module's dev answers hold their single passes,
     which the cache answers; a kept program's (``target`` program) hold the full loops too
-    of the ``calibration_looped`` questions its keyword rule sent through the loop."""
+    of the ``calibration_looped`` questions its keyword rule sent through the loop. The
+    open-corpus stage's ``open_questions`` are counted in average compile calls
+    (:data:`OPEN_CALL_WEIGHT`)."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
@@ -180,9 +208,15 @@ def estimate(
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     ran_loops = calibration_is_dev and settings.target == "program"
     looped = min(calibration_looped, calibration) if ran_loops else 0
+    weights = {}
+    if open_questions:
+        answers = 1 + sum(OPEN_FRESH_SHARE.values())
+        stages["open-corpus search"] = open_questions * OPEN_CALLS_PER_QUESTION * answers
+        weights["open-corpus search"] = OPEN_CALL_WEIGHT
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
+        weights=weights,
         other={"reranker training": reranker} if reranker else {},
         slowed_calls=sum(calls for stage, calls in stages.items() if stage in slowed),
         demos=demos,

@@ -51,6 +51,7 @@ from filingqa.optimizers.compile_stages import (
     score_before,
     train_artifact_reranker,
 )
+from filingqa.optimizers.open_corpus_stage import choose_retrieval
 from filingqa.optimizers.optimization_stage import optimize_prompts, search_structure
 from filingqa.optimizers.optimizer_registry import STRUCTURE
 from filingqa.optimizers.presets import OptimizerSettings
@@ -116,16 +117,19 @@ def run_compile(
         say=say,
     )
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
-        say("1/6 dev score before compiling")
+        say("1/7 dev score before compiling")
         before = score_before(run)
         say(f"    {before.describe()}{re_estimate(before.rows, plan.estimate)}")
-        say(f"2/6 optimizing with {s.optimizer}")
+        say(f"2/7 optimizing with {s.optimizer}")
         optimization = search_structure(run) if s.optimizer == STRUCTURE else optimize_prompts(run)
-        say("3/6 dev score after compiling")
+        say("3/7 dev score after compiling")
         after = score_after(run, optimization)
         kept = keep_program(run, before, after, optimization)
         say(f"    {after.describe()}; {kept.selection.describe()}")
-        say("4/6 router labels (single pass vs full loop)")
+        say("4/7 open corpus: the retrieval steps by what they cost and earn")
+        kept, open_stage = choose_retrieval(run, kept)
+        say(f"    {open_stage.describe()}")
+        say("5/7 router labels (single pass vs full loop)")
         router = label_router(run, kept)
     say(f"    {router.describe()}")
     reranker = (
@@ -142,10 +146,11 @@ def run_compile(
         kept=kept,
         router=router,
         reranker=reranker,
+        open_stage=open_stage,
         data_dir=data_dir,
     )
     write_manifest(manifest, request.out_dir)
-    say(f"6/6 wrote {request.out_dir / 'manifest.json'}")
+    say(f"7/7 wrote {request.out_dir / 'manifest.json'}")
     say(outcome(manifest, kept))
     return manifest
 

@@ -24,6 +24,7 @@ from filingqa.optimizers.compile_records import (
     RerankerStage,
     RouterStage,
 )
+from filingqa.optimizers.open_corpus_stage import OpenCorpusStage
 
 
 def assemble_manifest(
@@ -36,12 +37,14 @@ def assemble_manifest(
     kept: KeptProgram,
     router: RouterStage,
     reranker: RerankerStage | None,
+    open_stage: OpenCorpusStage | None = None,
     data_dir: Path | None = None,
 ) -> Manifest:
     """The manifest of the compile that made these records with ``lm``."""
     request, s = plan.request, plan.request.settings
     log = optimization.log
-    stage_seconds = [before.seconds, log.seconds, after.seconds, router.seconds]
+    opened = open_stage or OpenCorpusStage()
+    stage_seconds = [before.seconds, log.seconds, after.seconds, opened.seconds, router.seconds]
     return Manifest(
         name=request.name,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -57,6 +60,8 @@ def assemble_manifest(
         use_router=router.use_router,
         worked_examples=POOL_FILE if kept.worked_examples is not None else None,
         structures=[x.model_dump(mode="json") for x in log.structures or []],
+        costs=[x.model_dump(mode="json") for x in log.costs or []],
+        open_corpus=open_stage.model_dump(mode="json") if open_stage is not None else None,
         data=_data_splits(plan, data_dir),
         before=before.scores(),
         after=after.scores(),
@@ -69,6 +74,7 @@ def assemble_manifest(
             "dev before": before.lm_calls,
             "optimizer": log.lm_calls,
             "dev after": after.lm_calls,
+            "open corpus": opened.lm_calls,
             "router labels": router.lm_calls,
         },
         wall_seconds=round(

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.artifacts.manifest import redact_url
+from filingqa.datasets import DatasetError
 from filingqa.lm.backbone import Backbone
 from filingqa.optimizers import compile_data
 from filingqa.optimizers.budget import BudgetEstimate, estimate
@@ -18,6 +19,7 @@ from filingqa.optimizers.presets import OptimizerSettings
 from filingqa.optimizers.structure_search import LOCAL_SPACE, Structure, candidates, rung_sizes
 from filingqa.optimizers.train_reranker import expected_cost
 from filingqa.records import QARecord
+from filingqa.retrieval.index.locations import default_index_dir, index_built
 from filingqa.router.rule import route_by_rule
 
 MIN_CALIBRATION = 5
@@ -59,7 +61,9 @@ def _spec(backbone: Backbone | None) -> str | None:
 
 
 class CompilePlan(BaseModel):
-    """A request with its drawn questions and the cost estimate."""
+    """A request with its drawn questions and the cost estimate; ``open_dev`` the
+    open-corpus stage's questions over the index ``open_index`` (none: ``open_skipped``
+    says why)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -68,6 +72,9 @@ class CompilePlan(BaseModel):
     dev: list[QARecord]
     calibration: list[QARecord]
     estimate: BudgetEstimate
+    open_dev: list[QARecord] = []
+    open_index: Path | None = None
+    open_skipped: str | None = None
 
 
 def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> CompilePlan:
@@ -102,6 +109,18 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
     )
     if len(calibration) < MIN_CALIBRATION:
         raise ValueError(f"the router needs at least {MIN_CALIBRATION} calibration questions")
+    open_index, open_skipped = _open_index(s)
+    open_dev: list[QARecord] = []
+    if open_index is not None:
+        try:
+            open_dev = compile_data.draw(
+                [SplitSpec.parse(t) for t in s.open_dev],
+                target="program",
+                seed=s.seed,
+                data_dir=data_dir,
+            )
+        except DatasetError as missing:
+            open_index, open_skipped = None, f"{', '.join(s.open_dev)}: {missing}"
     cost = estimate(
         s,
         train=len(train),
@@ -111,10 +130,33 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         reranker=None if request.skip_retriever else expected_cost(),
         calibration_is_dev=not request.calibration,
         calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
+        open_questions=len(open_dev),
     )
     return CompilePlan(
-        request=request, train=train, dev=dev, calibration=calibration, estimate=cost
+        request=request,
+        train=train,
+        dev=dev,
+        calibration=calibration,
+        estimate=cost,
+        open_dev=open_dev,
+        open_index=open_index,
+        open_skipped=open_skipped,
     )
+
+
+def _open_index(s: OptimizerSettings) -> tuple[Path | None, str | None]:
+    """The built index the open-corpus questions search, or why the stage is skipped."""
+    if not s.open_dev:
+        return None, None
+    named = not Path(s.open_index).is_dir() and len(Path(s.open_index).parts) == 1
+    directory = default_index_dir(s.open_index) if named else Path(s.open_index)
+    if not index_built(directory):
+        dataset = SplitSpec.parse(s.open_dev[0]).dataset.split(":")[0]
+        return None, (
+            f"no index at {directory}: build it with `filingqa index --dataset {dataset}` "
+            "to weigh the retrieval steps"
+        )
+    return directory, None
 
 
 def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
@@ -139,6 +181,14 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
         f"{method}; the compiled program is kept only if it beats the uncompiled one on "
         f"dev (paired sign test p ≤ {s.max_p_value:g})",
     ]
+    if plan.open_dev:
+        lines.append(
+            f"  open corpus: {len(plan.open_dev)} questions ({', '.join(s.open_dev)}) searching "
+            f"{plan.open_index}: the retrieval steps kept by cost (the cheapest structure the "
+            "paired test cannot tell from the most accurate)"
+        )
+    elif plan.open_skipped:
+        lines.append(f"  open corpus: skipped ({plan.open_skipped})")
     if with_estimate:
         lines += ["budget estimate:", plan.estimate.describe()]
     return "\n".join(lines)

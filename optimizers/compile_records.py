@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from filingqa.artifacts.manifest import ROUTER_DIR, Scores, Selection
 from filingqa.evaluation.runner import Row
+from filingqa.optimizers.cost_selection import CostedCandidate
 from filingqa.optimizers.reranker_cv import FoldScores
 from filingqa.optimizers.structure_search import ScoredStructure, Structure
 from filingqa.program.financial_qa import FinancialQA
@@ -71,6 +72,7 @@ class OptimizerLog(BaseModel):
 
     candidates: list[float]
     structures: list[ScoredStructure] | None = None
+    costs: list[CostedCandidate] | None = None
     structure: Structure | None = None
     rows: str | None = None
     lm_calls: int

@@ -117,6 +117,7 @@ def search_structure(run: CompileRun) -> Optimization:
     log = OptimizerLog(
         candidates=[x.accuracy for x in search.scored],
         structures=list(search.scored),
+        costs=search.verdicts,
         structure=qa.structure,
         rows=str(search.rows_of(qa.structure).relative_to(out)),
         lm_calls=sum(r.lm_calls - r.cached_calls for r in rows),

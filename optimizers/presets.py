@@ -53,6 +53,11 @@ class OptimizerSettings(BaseModel):
     many (0: all of it)."""
     pool: list[str] = []
     """The structure search's worked-example sources (``name:split``; none: no examples)."""
+    open_dev: list[str] = []
+    """The open-corpus stage's questions (``name:split[:n]``), answered searching
+    ``open_index`` (none: no such stage; :mod:`~filingqa.optimizers.open_corpus_stage`)."""
+    open_index: str = "financebench"
+    """The index they search: a name under ``FILINGQA_HOME/indexes``, or a directory."""
     seed: int = 0
     max_p_value: float = Field(default=0.1, gt=0.0, le=1.0)
     """The compiled program replaces the uncompiled one only when it wins more dev questions
@@ -89,6 +94,7 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             eta=4,
             calibration_questions=12 * scale,
             pool=["tatqa:dev"],
+            open_dev=[f"financebench:dev:{12 * scale}"],
             threads=1 if local else 8,
         )
     if local:

@@ -38,6 +38,7 @@ from tqdm import tqdm
 from filingqa.evaluation.modes import Mode, gold_program
 from filingqa.evaluation.runner import Row, run_mode
 from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.cost_selection import CostedCandidate, cheapest_tied
 from filingqa.program.answer_form_decision import FormChoice
 from filingqa.program.financial_qa import EVIDENCE_CHARS, FinancialQA
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, Explanations
@@ -254,41 +255,6 @@ def answer_by_question(
     return rows
 
 
-class PricedCost(BaseModel):
-    """A row's cost had it run cold: seconds, prompt tokens evaluated, tokens generated."""
-
-    seconds: float
-    prompt_tokens_evaluated: float
-    generated_tokens: float
-
-
-def priced(row: Row, start: Row | None) -> PricedCost:
-    """``row``'s cost run cold: a step whose LM calls all came from the response cache
-    (calls, no tokens) priced at the start's step of that name on the same question (the
-    request it repeats), every other step at its own measurement."""
-    own = {s.name: s for s in reversed(start.steps)} if start is not None else {}
-    seconds = row.seconds
-    evaluated = float(row.prompt_tokens_evaluated or 0)
-    generated = float(row.generated_tokens or 0)
-    for step in row.steps:
-        first = own.get(step.name)
-        if step.lm_calls and not step.tokens and first is not None:
-            seconds += first.seconds - step.seconds
-            evaluated += first.prompt_tokens_evaluated
-            generated += first.generated_tokens
-    return PricedCost(
-        seconds=round(seconds, 3),
-        prompt_tokens_evaluated=evaluated,
-        generated_tokens=generated,
-    )
-
-
-def priced_rows(rows: Sequence[Row], start: Sequence[Row]) -> list[PricedCost]:
-    """Each of ``rows`` priced cold against the start's row of the same question."""
-    by_id = {row.id: row for row in start}
-    return [priced(row, by_id.get(row.id)) for row in rows]
-
-
 def _rank(s: ScoredStructure) -> tuple[float, float]:
     return (-s.accuracy, s.lm_calls)
 
@@ -314,6 +280,7 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         first_rung: int = 8,
         eta: int = 3,
         worked_examples: WorkedExamples | None = None,
+        mode_of: ModeOf = gold_program,
         progress: bool = True,
         say: Callable[[str], None] = print,
     ) -> None:
@@ -329,7 +296,9 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         self.worked_examples = worked_examples
         self.progress = progress
         self.say = say
+        self.mode_of = mode_of
         self.scored: list[ScoredStructure] = []
+        self.verdicts: list[CostedCandidate] = []
 
     def compile(
         self,
@@ -366,11 +335,33 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
             alive = [s.structure for s in scored[:keep]]
             self.say("      " + "; ".join(_describe(s) for s in scored[:keep]))
         self.scored = sorted(final.values(), key=lambda s: (-s.rung, *_rank(s)))
-        best = self.scored[0].structure
+        best = self._cheapest_tied([s.structure for s in scored[:keep]], valset, state)
         program = best.build(self.worked_examples)
         program.load_state(state)
         program.structure = best
         return program
+
+    def _cheapest_tied(
+        self, finalists: list[Structure], valset: list[QARecord], state: dict[str, Any]
+    ) -> Structure:
+        """Among the last rung's structures and the start (whose rows the search resumes),
+        the cheapest the paired test cannot tell from the most accurate
+        (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`)."""
+        contenders = list(dict.fromkeys([*finalists, self.start]))
+        programs = {s.key: self._program(s, state) for s in contenders}
+        rows = answer_by_question(
+            programs,
+            valset,
+            judge=self.judge,
+            rows_dir=self.rows_dir,
+            mode_of=self.mode_of,
+            progress=self.progress,
+            desc="final",
+        )
+        self.verdicts = cheapest_tied(rows, self.start.key)
+        self.say("      cost-aware pick: " + "; ".join(c.describe() for c in self.verdicts))
+        kept = next(c.key for c in self.verdicts if c.verdict == "kept")
+        return next(s for s in contenders if s.key == kept)
 
     def rows_of(self, structure: Structure) -> Path:
         """Where the rows of ``structure``'s dev answers are kept."""
@@ -390,6 +381,7 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
             records,
             judge=self.judge,
             rows_dir=self.rows_dir,
+            mode_of=self.mode_of,
             progress=self.progress,
             desc=f"rung {rung + 1}",
         )

@@ -1,11 +1,15 @@
 """The compile's cost estimate: LM calls per stage and the speed they are priced at."""
 
+import math
 from functools import partial
 
 import pytest
 
 from filingqa.optimizers.budget import (
     CALL_SHAPE,
+    OPEN_CALL_WEIGHT,
+    OPEN_CALLS_PER_QUESTION,
+    OPEN_FRESH_SHARE,
     call_seconds,
     estimate,
     re_estimate,
@@ -89,3 +93,17 @@ def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
     assert apart.calls["router labels"] == 29
     assert from_dev.calls["router labels"] == 15
     assert looped.calls["router labels"] == 3
+
+
+def test_the_open_corpus_stage_is_priced_at_its_longer_calls() -> None:
+    settings = preset("structure", "light", local=True)
+    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
+    without, with_open = sized(), sized(open_questions=12)
+    assert "open-corpus search" not in without.calls
+    calls = with_open.calls["open-corpus search"]
+    assert calls == math.ceil(12 * OPEN_CALLS_PER_QUESTION * (1 + sum(OPEN_FRESH_SHARE.values())))
+    extra = with_open.minutes - without.minutes
+    assert extra == pytest.approx(calls * OPEN_CALL_WEIGHT * with_open.seconds_per_call / 60)
+    assert f"≈ {calls:>5} LM calls (each ≈ {OPEN_CALL_WEIGHT:g} average calls)" in (
+        with_open.describe()
+    )

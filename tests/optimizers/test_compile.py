@@ -284,6 +284,6 @@ def test_cli_prints_the_estimate_at_the_speed_it_timed(
         out.index("timing"),
         out.index("budget estimate:"),
     )
-    assert plan < timing < estimate_line < out.index("1/6 dev score before compiling")
+    assert plan < timing < estimate_line < out.index("1/7 dev score before compiling")
     assert "measured on the first dev question, 1 thread(s)" in out
     assert "assumed; a run times its backbone first" not in out

@@ -76,6 +76,11 @@ def test_the_search_picks_worked_examples_and_keeps_them(
     assert all({"key", "accuracy", "lm_calls", "questions"} <= set(s) for s in manifest.structures)
     assert manifest.structures[0]["accuracy"] == 1.0
     assert any(line.strip().startswith("picked ") for line in said)
+    kept_by_cost = [c for c in manifest.costs if c["verdict"] == "kept"]
+    assert len(kept_by_cost) == 1 and kept_by_cost[0]["key"] == manifest.structures[0]["key"]
+    assert {"accuracy", "seconds", "wins", "losses"} <= set(kept_by_cost[0])
+    assert any(c["key"] == "start" for c in manifest.costs)  # the start is weighed too
+    assert manifest.open_corpus is not None and manifest.open_corpus["skipped"]
     kept = manifest.program_options["examples_per_question"]
     assert said[-1].startswith("kept the compiled program (structure ")
     assert f"examples_per_question={kept}" in said[-1]

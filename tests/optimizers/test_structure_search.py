@@ -11,6 +11,7 @@ import pytest
 from filingqa.datasets import load_dataset
 from filingqa.lm.trace import Step
 from filingqa.metrics.judge import StrictJudge
+from filingqa.optimizers.cost_selection import priced, priced_rows
 from filingqa.optimizers.structure_search import (
     ScoredStructure,
     Structure,
@@ -18,8 +19,6 @@ from filingqa.optimizers.structure_search import (
     answer_by_question,
     candidates,
     combined,
-    priced,
-    priced_rows,
     rung_sizes,
 )
 from filingqa.program.financial_qa import FinancialQA

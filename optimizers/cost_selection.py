@@ -1,0 +1,141 @@
+"""The cost-aware choice among structures that answered the same questions: the cheapest of
+those the paired test cannot tell from the most accurate.
+
+A structure is *tied* with the most accurate one when, question by question, it loses at
+most one question more than it wins against it (``losses ≤ wins + TIE_MARGIN``): on a few
+dozen questions a difference of one question is noise, and a step that costs a minute and
+earns nothing should go. Costs are priced cold
+(:func:`priced_rows`): the structures share one response cache, so a step repeating the
+start's request is priced at the start's step on the same question.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.evaluation.paired import paired_outcomes
+from filingqa.evaluation.runner import Row
+
+
+class PricedCost(BaseModel):
+    """A row's cost had it run cold: seconds, prompt tokens evaluated, tokens generated."""
+
+    seconds: float
+    prompt_tokens_evaluated: float
+    generated_tokens: float
+
+
+def priced(row: Row, start: Row | None) -> PricedCost:
+    """``row``'s cost run cold: a step whose LM calls all came from the response cache
+    (calls, no tokens) priced at the start's step of that name on the same question (the
+    request it repeats), every other step at its own measurement."""
+    own = {s.name: s for s in reversed(start.steps)} if start is not None else {}
+    seconds = row.seconds
+    evaluated = float(row.prompt_tokens_evaluated or 0)
+    generated = float(row.generated_tokens or 0)
+    for step in row.steps:
+        first = own.get(step.name)
+        if step.lm_calls and not step.tokens and first is not None:
+            seconds += first.seconds - step.seconds
+            evaluated += first.prompt_tokens_evaluated
+            generated += first.generated_tokens
+    return PricedCost(
+        seconds=round(seconds, 3),
+        prompt_tokens_evaluated=evaluated,
+        generated_tokens=generated,
+    )
+
+
+def priced_rows(rows: Sequence[Row], start: Sequence[Row]) -> list[PricedCost]:
+    """Each of ``rows`` priced cold against the start's row of the same question."""
+    by_id = {row.id: row for row in start}
+    return [priced(row, by_id.get(row.id)) for row in rows]
+
+
+TIE_MARGIN = 1
+"""How many more questions a structure may lose than win against the most accurate one and
+still count as tied with it."""
+
+Verdict = Literal["kept", "tied", "worse"]
+
+
+class CostedCandidate(BaseModel):
+    """A structure's accuracy and cold cost on the questions, and the rule's verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    questions: int
+    accuracy: float
+    seconds: float
+    prompt_tokens_evaluated: float
+    generated_tokens: float
+    gold_hit: float | None = None
+    wins: int
+    losses: int
+    verdict: Verdict
+
+    def describe(self) -> str:
+        """One line: key, accuracy, s/question, and the verdict against the most accurate."""
+        return (
+            f"{self.key} {self.accuracy:.0%} {self.seconds:.0f} s/q "
+            f"({self.wins} won, {self.losses} lost against the most accurate: {self.verdict})"
+        )
+
+
+def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedCandidate]:
+    """Every structure of ``rows`` (by key, the same questions each) with its verdict: the
+    most accurate (fewer seconds breaking a tie) and those tied with it are candidates, and
+    the cheapest of them is ``kept``; the rest are ``worse``. Best first: kept, then by
+    accuracy and seconds.
+
+    Raises:
+        ValueError: the structures did not answer the same questions, or ``start`` has none.
+    """
+    if start not in rows:
+        raise ValueError(f"no rows of the start structure {start!r}")
+    costed = {key: _costed(answered, rows[start]) for key, answered in rows.items()}
+    best = min(costed, key=lambda key: (-costed[key][0], costed[key][1].seconds))
+    candidates = []
+    for key, answered in rows.items():
+        wins, losses = paired_outcomes(rows[best], answered)
+        accuracy, cost, hit = costed[key]
+        tied = losses <= wins + TIE_MARGIN
+        candidates.append(
+            CostedCandidate(
+                key=key,
+                questions=len(answered),
+                accuracy=round(accuracy, 4),
+                seconds=round(cost.seconds, 2),
+                prompt_tokens_evaluated=round(cost.prompt_tokens_evaluated, 1),
+                generated_tokens=round(cost.generated_tokens, 1),
+                gold_hit=hit,
+                wins=wins,
+                losses=losses,
+                verdict="tied" if tied else "worse",
+            )
+        )
+    kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)
+    kept.verdict = "kept"
+    order = {"kept": 0, "tied": 1, "worse": 2}
+    return sorted(candidates, key=lambda c: (order[c.verdict], -c.accuracy, c.seconds))
+
+
+def _costed(rows: Sequence[Row], start: Sequence[Row]) -> tuple[float, PricedCost, float | None]:
+    """Accuracy, mean cold cost per question and gold-page hit rate of ``rows``."""
+    costs = priced_rows(rows, start)
+    hits = [float(r.gold_retrieved) for r in rows if r.gold_retrieved is not None]
+    mean = PricedCost(
+        seconds=statistics.mean(c.seconds for c in costs),
+        prompt_tokens_evaluated=statistics.mean(c.prompt_tokens_evaluated for c in costs),
+        generated_tokens=statistics.mean(c.generated_tokens for c in costs),
+    )
+    return (
+        statistics.mean(r.score for r in rows),
+        mean,
+        round(statistics.mean(hits), 4) if hits else None,
+    )

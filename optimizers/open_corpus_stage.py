@@ -1,0 +1,177 @@
+"""The open-corpus stage of ``filingqa compile``: the retrieval path's steps chosen by what
+they cost and what they earn, on questions that search an index.
+
+Over gold context the steps of the retrieved-context path (decomposition, query writing,
+curation, how many passages) never run, so the structure search cannot weigh them. When the
+index of the settings' ``open_index`` is built, this stage answers the ``open_dev``
+questions searching it, with the kept structure (the start) and with each single change of
+:data:`OPEN_SPACE`, then with the start changed in every option whose change the paired test
+could not tell from the start and that cost less; every structure shares one response cache
+(empty at the stage's start, so the start's costs are its own) and is priced cold
+(:mod:`~filingqa.optimizers.cost_selection`). The cheapest of the structures the test cannot
+tell from the most accurate is kept. The options searched here act only over an index, or
+only on questions asking why or how, so the gold-context choice stands.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from filingqa.core.cache import fresh_dspy_cache
+from filingqa.evaluation.modes import Mode, searching_program
+from filingqa.evaluation.open_corpus import OpenCorpus, open_corpus
+from filingqa.evaluation.paired import paired_outcomes
+from filingqa.evaluation.runner import Row
+from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.compile_records import KeptProgram
+from filingqa.optimizers.compile_stages import CompileRun
+from filingqa.optimizers.cost_selection import (
+    TIE_MARGIN,
+    CostedCandidate,
+    cheapest_tied,
+    priced_rows,
+)
+from filingqa.optimizers.structure_search import (
+    ModeOf,
+    SearchSpace,
+    Structure,
+    answer_by_question,
+    candidates,
+    changes,
+)
+from filingqa.program.financial_qa import FinancialQA
+
+OPEN_DIR = "open"
+OPEN_SPACE: SearchSpace = {
+    "curation": (False,),
+    "query_writing": (False,),
+    "hypotheses": (1,),
+    "decompose": (False,),
+    "k": (5,),
+    "explanations": ("quoted",),
+}
+"""Each LM step of the retrieved path switched to its cheap alternative, and fewer passages."""
+
+
+class OpenCorpusStage(BaseModel):
+    """What the stage did: its questions, every structure's accuracy, cold cost and verdict,
+    and the structure kept (None: the stage was skipped, ``skipped`` says why)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    questions: int = 0
+    index: str | None = None
+    candidates: list[CostedCandidate] = []
+    structure: Structure | None = None
+    skipped: str | None = None
+    lm_calls: int = 0
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        """One line: what was kept, or why the stage was skipped."""
+        if self.structure is None:
+            return f"skipped: {self.skipped}"
+        kept = next(c for c in self.candidates if c.verdict == "kept")
+        return f"kept {kept.describe()} on {self.questions} questions"
+
+
+def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, OpenCorpusStage]:
+    """``kept`` with the retrieval options the open-corpus questions chose (unchanged when
+    the plan has none: the stage is skipped)."""
+    plan = run.plan
+    if not plan.open_dev or plan.open_index is None:
+        return kept, OpenCorpusStage(skipped=plan.open_skipped or "no open-corpus questions")
+    state = kept.program.dump_state()
+    start = kept.structure
+    rows_dir = run.out / OPEN_DIR
+    dataset = SplitSpec.parse(run.settings.open_dev[0]).dataset
+    opened = open_corpus(dataset, plan.open_index, run.embedder)
+    with fresh_dspy_cache(), opened as corpus:
+
+        def answered(structures: Sequence[Structure]) -> dict[str, list[Row]]:
+            programs = {s.key: _program(s, state, kept) for s in structures}
+            return answer_by_question(
+                programs,
+                plan.open_dev,
+                judge=run.judge,
+                rows_dir=rows_dir,
+                mode_of=_searching(corpus),
+                progress=run.progress,
+                desc="open corpus",
+            )
+
+        tried = candidates(start, OPEN_SPACE, worked_examples=False)
+        rows = answered(tried)
+        mixed = cheaper_together(start, tried, rows)
+        if mixed is not None and mixed.key not in rows:
+            rows |= answered([mixed])
+    verdicts = cheapest_tied(rows, start.key)
+    chosen = next(c.key for c in verdicts if c.verdict == "kept")
+    structure = next(s for s in [*tried, *([mixed] if mixed else [])] if s.key == chosen)
+    asked = [row for answered in rows.values() for row in answered]
+    stage = OpenCorpusStage(
+        questions=len(plan.open_dev),
+        index=str(plan.open_index),
+        candidates=verdicts,
+        structure=structure,
+        lm_calls=sum(r.lm_calls - r.cached_calls for r in asked),
+        seconds=round(sum(r.seconds for r in asked), 1),  # every run's, when resumed
+    )
+    program = _program(structure, state, kept)
+    return (
+        KeptProgram(
+            selection=kept.selection,
+            program=program,
+            structure=structure,
+            worked_examples=kept.worked_examples,
+        ),
+        stage,
+    )
+
+
+def cheaper_together(
+    start: Structure, tried: Sequence[Structure], rows: Mapping[str, Sequence[Row]]
+) -> Structure | None:
+    """The start with every single change the paired test cannot tell from it that cost
+    less than it, priced cold; None unless at least two options changed."""
+    start_rows = rows[start.key]
+    start_cost = _seconds(start_rows, start_rows)
+    update: dict[str, Any] = {}
+    for structure in tried:
+        changed = changes(structure, start)
+        if len(changed) != 1:
+            continue
+        wins, losses = paired_outcomes(start_rows, rows[structure.key])
+        cheaper = _seconds(rows[structure.key], start_rows) < start_cost
+        if losses <= wins + TIE_MARGIN and cheaper:
+            (name,) = changed
+            update[name] = getattr(structure, name)
+    if len(update) < 2:
+        return None
+    return Structure.model_validate(start.model_dump() | update)
+
+
+def _seconds(rows: Sequence[Row], start: Sequence[Row]) -> float:
+    """Mean seconds per question of ``rows``, priced cold against the start's."""
+    return statistics.mean(cost.seconds for cost in priced_rows(rows, start))
+
+
+def _program(structure: Structure, state: dict[str, Any], kept: KeptProgram) -> FinancialQA:
+    """A program of ``structure`` carrying the kept program's state (a predictor the kept
+    program has not, such as the quoted explanations', starts as it is)."""
+    program = structure.build(kept.worked_examples)
+    own = program.dump_state()
+    program.load_state(own | {name: value for name, value in state.items() if name in own})
+    program.structure = structure
+    return program
+
+
+def _searching(corpus: OpenCorpus) -> ModeOf:
+    def mode_of(program: FinancialQA) -> Mode:
+        return searching_program(corpus, program)
+
+    return mode_of

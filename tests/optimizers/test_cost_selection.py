@@ -1,0 +1,83 @@
+"""The cost-aware rule: among the structures the paired test cannot tell from the most
+accurate, the cheapest is kept; a structure the test tells apart is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from filingqa.lm.trace import Step
+from filingqa.optimizers.cost_selection import TIE_MARGIN, cheapest_tied
+
+from ..kit.data import judged_row
+
+
+def answered(scores: list[float], seconds: float, hit: bool | None = None):
+    return [
+        judged_row(id=f"q{n}", score=score, seconds=seconds, gold_retrieved=hit)
+        for n, score in enumerate(scores)
+    ]
+
+
+def test_the_cheaper_of_two_tied_structures_is_kept() -> None:
+    rows = {
+        "start": answered([1, 1, 0, 1, 0, 1], 140.0, hit=True),
+        "curation=false": answered([1, 0, 0, 1, 1, 1], 60.0, hit=True),  # 1 won, 1 lost
+    }
+    verdicts = {c.key: c for c in cheapest_tied(rows, "start")}
+    assert verdicts["curation=false"].verdict == "kept"
+    assert verdicts["start"].verdict == "tied"
+    assert verdicts["curation=false"].seconds == 60.0 and verdicts["start"].gold_hit == 1.0
+
+
+def test_the_better_of_two_the_test_tells_apart_is_kept_however_much_it_costs() -> None:
+    rows = {
+        "start": answered([1, 1, 1, 1, 0, 1], 140.0),
+        "query_writing=false": answered([0, 0, 1, 1, 0, 1], 40.0),  # lost 2, won none
+    }
+    verdicts = {c.key: c for c in cheapest_tied(rows, "start")}
+    assert (verdicts["start"].verdict, verdicts["query_writing=false"].verdict) == (
+        "kept",
+        "worse",
+    )
+    assert (verdicts["query_writing=false"].wins, verdicts["query_writing=false"].losses) == (0, 2)
+
+
+def test_one_loss_more_than_wins_is_still_a_tie() -> None:
+    assert TIE_MARGIN == 1
+    rows = {
+        "start": answered([1, 1, 1, 0], 100.0),
+        "k=5": answered([1, 1, 0, 0], 80.0),  # one lost, none won
+    }
+    assert [c.key for c in cheapest_tied(rows, "start") if c.verdict == "kept"] == ["k=5"]
+
+
+def test_the_most_accurate_wins_over_a_cheaper_one_a_question_behind_it_twice() -> None:
+    rows = {
+        "start": answered([0, 0, 1, 1], 100.0),
+        "samples=5": answered([1, 1, 1, 1], 300.0),  # the most accurate
+        "decompose=false": answered([0, 0, 1, 1], 90.0),  # two lost against it: worse
+    }
+    verdicts = cheapest_tied(rows, "start")
+    assert [(c.key, c.verdict) for c in verdicts] == [
+        ("samples=5", "kept"),
+        ("decompose=false", "worse"),
+        ("start", "worse"),
+    ]
+
+
+def test_a_step_answered_from_the_cache_is_priced_at_the_starts() -> None:
+    start = [
+        judged_row(id="q", seconds=100.0, steps=[Step(name="curate", lm_calls=1, tokens=900,
+                                                      seconds=60.0)])
+    ]  # fmt: skip
+    same = [
+        judged_row(id="q", seconds=0.5, steps=[Step(name="curate", lm_calls=1, tokens=0,
+                                                     seconds=0.1)])
+    ]  # fmt: skip
+    verdicts = {c.key: c for c in cheapest_tied({"start": start, "x": same}, "start")}
+    assert verdicts["x"].seconds == pytest.approx(60.4)
+
+
+def test_structures_must_answer_the_same_questions() -> None:
+    with pytest.raises(ValueError, match="different questions"):
+        cheapest_tied({"start": answered([1], 1.0), "x": answered([1, 1], 1.0)}, "start")

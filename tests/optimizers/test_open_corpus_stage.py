@@ -1,0 +1,184 @@
+"""The compile's open-corpus stage over a small index (fake embedder) with a scripted LM whose
+every call takes the same time: all structures answer right, so the cheapest one the paired
+test cannot tell from the most accurate is kept, and the compile's manifest says so."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import dspy
+import pytest
+
+from filingqa.artifacts.manifest import Selection
+from filingqa.lm.backbone import Backbone
+from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
+from filingqa.optimizers.compile_records import KeptProgram
+from filingqa.optimizers.compile_stages import CompileRun
+from filingqa.optimizers.open_corpus_stage import OPEN_DIR, choose_retrieval
+from filingqa.optimizers.presets import preset
+from filingqa.optimizers.structure_search import Structure
+from filingqa.program.financial_qa import FinancialQA
+from filingqa.retrieval.index.build import build_index
+
+from ..kit.lm import Rule, marker_lm
+from ..kit.replies import (
+    ACCEPT,
+    AMBIGUITY,
+    CURATE,
+    DECOMPOSE,
+    EXPLAIN,
+    HYDE,
+    NO_AMBIGUITY,
+    REWRITE,
+    VERIFY,
+    WRITE,
+    fenced,
+)
+from ..retrieval.filings import fake_embedder, write_filings
+from .compile_fakes import SPLIT, write_data_dir
+
+CALL_SECONDS = 0.03
+QUESTIONS = [
+    ("What was Acme's total revenue in fiscal 2024?", "$1,250.0 million", 2),
+    ("What was Acme's total revenue in fiscal 2023?", "$1,000.0 million", 2),
+    ("What was Acme's net income in fiscal 2024?", "$140.0 million", 2),
+]
+
+
+def write_financebench(data_dir: Path) -> None:
+    rows = [
+        {
+            "financebench_id": f"fb_{n}",
+            "company": "Acme",
+            "doc_name": f"ACME_{2024 - (n == 1)}_10K",
+            "question_type": "metrics-generated",
+            "question_reasoning": "lookup",
+            "domain_question_num": None,
+            "question": question,
+            "answer": answer,
+            "justification": "",
+            "evidence": [
+                {
+                    "doc_name": f"ACME_{2024 - (n == 1)}_10K",
+                    "evidence_page_num": page,
+                    "evidence_text": answer,
+                    "evidence_text_full_page": "Total revenue",
+                }
+            ],
+        }
+        for n, (question, answer, page) in enumerate(QUESTIONS)
+    ]
+    folder = data_dir / "financebench"
+    folder.mkdir(parents=True)
+    (folder / "financebench_dev.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+
+def slow(reply: object):
+    def answer(prompt: str) -> object:
+        time.sleep(CALL_SECONDS)
+        if callable(reply):
+            return reply(prompt)
+        return reply
+
+    return answer
+
+
+def program_of(prompt: str) -> str:
+    question = prompt.rsplit("Question:", 1)[-1].lower()
+    if "net income" in question:
+        return fenced("result = 140.0")
+    return fenced("result = 1000.0" if "2023" in question else "result = 1250.0")
+
+
+RULES: list[Rule] = [
+    (AMBIGUITY, slow(NO_AMBIGUITY)),
+    (DECOMPOSE, slow({"steps": [{"question": "total revenue", "kind": "retrieval"}]})),
+    (REWRITE, slow({"company": "Acme", "period": "", "variants": ["total revenue"]})),
+    (HYDE, slow({"hypotheses": [{"query": "revenue", "passage": "Total revenue was"}]})),
+    (CURATE, slow({"keep": [1, 2, 3], "answerable": True, "missing": "",
+                   "complementary_query": ""})),
+    (WRITE, slow(program_of)),
+    (VERIFY, slow(ACCEPT)),
+    (EXPLAIN, slow({"quote": "Total revenue"})),
+]  # fmt: skip
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> CompileRun:
+    data_dir = write_data_dir(tmp_path / "data")
+    write_financebench(data_dir)
+    index = tmp_path / "financebench-index"
+    build_index(
+        index, paths=write_filings(tmp_path / "filings"), embedder=fake_embedder(), progress=False
+    )
+    settings = preset("structure", "light", local=True).model_copy(
+        update={
+            "dev": [f"tatqa:{SPLIT}:6"],
+            "pool": [],
+            "open_dev": ["financebench:dev"],
+            "open_index": str(index),
+        }
+    )
+    request = CompileRequest(
+        name="open",
+        out_dir=tmp_path / "out",
+        backbone=Backbone.parse("rules/test"),
+        settings=settings,
+        skip_retriever=True,
+    )
+    plan = plan_compile(request, data_dir)
+    return CompileRun(
+        plan=plan,
+        lm=marker_lm(RULES),
+        data_dir=data_dir,
+        embedder=fake_embedder(),
+        progress=False,
+        say=lambda line: None,
+    )
+
+
+def kept_start() -> KeptProgram:
+    selection = Selection(kept="uncompiled", wins=0, losses=0, p_value=1.0, max_p_value=0.1)
+    return KeptProgram(
+        selection=selection, program=FinancialQA(), structure=Structure(), worked_examples=None
+    )
+
+
+def test_the_plan_draws_the_open_questions_and_names_the_index(run: CompileRun) -> None:
+    plan = run.plan
+    assert len(plan.open_dev) == 3 and plan.open_index is not None
+    assert "open corpus: 3 questions (financebench:dev) searching" in describe_plan(plan)
+    assert "open-corpus search" in plan.estimate.calls
+
+
+def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: CompileRun) -> None:
+    with dspy.context(lm=run.lm, adapter=dspy.JSONAdapter()):
+        kept, stage = choose_retrieval(run, kept_start())
+    verdicts = {c.key: c for c in stage.candidates}
+    assert stage.questions == 3 and all(c.accuracy == 1.0 for c in stage.candidates)
+    assert {c.verdict for c in stage.candidates} == {"kept", "tied"}
+    winner = next(c for c in stage.candidates if c.verdict == "kept")
+    assert winner.seconds == min(c.seconds for c in stage.candidates)
+    assert winner.seconds < verdicts["start"].seconds
+    assert kept.structure.key == winner.key
+    assert not kept.structure.query_writing  # the costliest step went
+    assert {"curation=false", "query_writing=false", "k=5"} <= set(verdicts)
+    assert (run.out / OPEN_DIR / "start.jsonl").is_file()  # rows kept: a rerun resumes
+
+
+def test_without_the_index_the_stage_is_skipped_and_says_how_to_build_it(
+    run: CompileRun, tmp_path: Path
+) -> None:
+    settings = run.settings.model_copy(update={"open_index": str(tmp_path / "missing")})
+    request = run.plan.request.model_copy(update={"settings": settings})
+    plan = plan_compile(request, run.data_dir)
+    assert plan.open_dev == [] and "filingqa index --dataset financebench" in (
+        plan.open_skipped or ""
+    )
+    assert "open corpus: skipped" in describe_plan(plan)
+    skipped = CompileRun(plan=plan, lm=run.lm, progress=False, say=lambda line: None)
+    kept, stage = choose_retrieval(skipped, kept_start())
+    assert kept.structure == Structure() and stage.structure is None
+    assert stage.describe().startswith("skipped: no index at")
