@@ -112,7 +112,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     verdicts = cheapest_tied(rows, start.key)
     chosen = next(c.key for c in verdicts if c.verdict == "kept")
     structure = next(s for s in [*tried, *([mixed] if mixed else [])] if s.key == chosen)
-    asked = [row for answered in rows.values() for row in answered]
+    asked = [row for structure_rows in rows.values() for row in structure_rows]
     stage = OpenCorpusStage(
         questions=len(plan.open_dev),
         index=str(plan.open_index),

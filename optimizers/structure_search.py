@@ -11,8 +11,10 @@ then the start with every change that beat it, combined.
 Candidates are compared by successive halving on the dev questions, by strict accuracy
 (ties: fewer LM calls, then the earlier candidate, the start first): every candidate answers
 the first ``first_rung`` questions, the best ``1/eta`` of them answer ``eta`` times as
-many, and so on until the survivors have answered every dev question; the best of those is
-the pick. A rung goes question by question, every candidate answering one question before
+many, and so on until the survivors have answered every dev question. Of those and the
+start, the pick is the cheapest the paired test cannot tell from the most accurate
+(:mod:`~filingqa.optimizers.cost_selection`: a structure that costs more must win more).
+A rung goes question by question, every candidate answering one question before
 the next, so their requests over that question's evidence follow each other and an engine
 that reuses a shared prefix's KV cache reads the evidence once per question. Each
 candidate's rows are kept in ``rows_dir/<key>.jsonl``, so a rung reuses the questions the
@@ -20,8 +22,10 @@ candidate already answered and an interrupted search resumes. The pick is
 not yet kept: the compile still compares it with the uncompiled program, paired
 (:mod:`~filingqa.optimizers.selection`).
 
-``k`` and ``hypotheses`` act only when the program searches an index; the dev questions are
-answered over their gold context, so they stay at their defaults here.
+The retrieval options (``k``, ``hypotheses``, ``decompose``, ``query_writing``,
+``curation``) act only when the program searches an index; the dev questions are answered
+over their gold context, so they stay at their defaults here and the compile's open-corpus
+stage chooses them (:mod:`~filingqa.optimizers.open_corpus_stage`).
 """
 
 from __future__ import annotations
