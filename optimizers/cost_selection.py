@@ -2,9 +2,11 @@
 those the paired test cannot tell from the most accurate.
 
 A structure is *tied* with the most accurate one when, question by question, it loses at
-most one question more than it wins against it (``losses ≤ wins + TIE_MARGIN``): on a few
-dozen questions a difference of one question is noise, and a step that costs a minute and
-earns nothing should go. Costs are priced cold
+most one question more than it wins against it (``losses ≤ wins + TIE_MARGIN``) and, over
+an index, finds the gold page on no fewer questions than it misses it where the other found
+it: on a few dozen questions a difference of one answer is noise, and a step that costs a
+minute and earns nothing should go; but a search step's earnings are the pages it finds,
+which a small reader may not turn into answers yet. Costs are priced cold
 (:func:`priced_rows`): the structures share one response cache, so a step repeating the
 start's request is priced at the start's step on the same question.
 """
@@ -60,6 +62,31 @@ TIE_MARGIN = 1
 """How many more questions a structure may lose than win against the most accurate one and
 still count as tied with it."""
 
+
+def gold_pages_paired(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[int, int]:
+    """The questions whose gold page ``candidate`` retrieved and ``baseline`` did not
+    (found), and the reverse (missed); questions without a gold page recorded are left out."""
+    old = {row.id: row.gold_retrieved for row in baseline}
+    pairs = [
+        (row.gold_retrieved, old[row.id])
+        for row in candidate
+        if row.gold_retrieved is not None and old.get(row.id) is not None
+    ]
+    return sum(new and not was for new, was in pairs), sum(was and not new for new, was in pairs)
+
+
+def tied(baseline: Sequence[Row], candidate: Sequence[Row]) -> bool:
+    """Whether the paired test cannot tell ``candidate`` from ``baseline``: it loses at most
+    :data:`TIE_MARGIN` answers more than it wins, and misses no more gold pages than it finds.
+
+    Raises:
+        ValueError: the two did not answer the same questions.
+    """
+    wins, losses = paired_outcomes(baseline, candidate)
+    found, missed = gold_pages_paired(baseline, candidate)
+    return losses <= wins + TIE_MARGIN and missed <= found
+
+
 Verdict = Literal["kept", "tied", "worse"]
 
 
@@ -77,21 +104,29 @@ class CostedCandidate(BaseModel):
     gold_hit: float | None = None
     wins: int
     losses: int
+    gold_found: int = 0
+    gold_missed: int = 0
     verdict: Verdict
 
     def describe(self) -> str:
         """One line: key, accuracy, s/question, and the verdict against the most accurate."""
+        pages = (
+            f", gold pages {self.gold_found} found, {self.gold_missed} missed"
+            if self.gold_hit is not None
+            else ""
+        )
         return (
             f"{self.key} {self.accuracy:.0%} {self.seconds:.0f} s/q "
-            f"({self.wins} won, {self.losses} lost against the most accurate: {self.verdict})"
+            f"({self.wins} won, {self.losses} lost{pages} against the most accurate: "
+            f"{self.verdict})"
         )
 
 
 def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedCandidate]:
     """Every structure of ``rows`` (by key, the same questions each) with its verdict: the
-    most accurate (fewer seconds breaking a tie) and those tied with it are candidates, and
-    the cheapest of them is ``kept``; the rest are ``worse``. Best first: kept, then by
-    accuracy and seconds.
+    most accurate (more gold pages found, then fewer seconds breaking a tie) and those tied
+    with it are candidates, and the cheapest of them is ``kept``; the rest are ``worse``.
+    Best first: kept, then by accuracy and seconds.
 
     Raises:
         ValueError: the structures did not answer the same questions, or ``start`` has none.
@@ -99,12 +134,14 @@ def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedC
     if start not in rows:
         raise ValueError(f"no rows of the start structure {start!r}")
     costed = {key: _costed(answered, rows[start]) for key, answered in rows.items()}
-    best = min(costed, key=lambda key: (-costed[key][0], costed[key][1].seconds))
+    best = min(
+        costed, key=lambda key: (-costed[key][0], -(costed[key][2] or 0), costed[key][1].seconds)
+    )
     candidates = []
     for key, answered in rows.items():
         wins, losses = paired_outcomes(rows[best], answered)
+        found, missed = gold_pages_paired(rows[best], answered)
         accuracy, cost, hit = costed[key]
-        tied = losses <= wins + TIE_MARGIN
         candidates.append(
             CostedCandidate(
                 key=key,
@@ -116,7 +153,9 @@ def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedC
                 gold_hit=hit,
                 wins=wins,
                 losses=losses,
-                verdict="tied" if tied else "worse",
+                gold_found=found,
+                gold_missed=missed,
+                verdict="tied" if tied(rows[best], answered) else "worse",
             )
         )
     kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)

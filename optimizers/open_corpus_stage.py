@@ -24,16 +24,15 @@ from pydantic import BaseModel, ConfigDict
 from filingqa.core.cache import fresh_dspy_cache
 from filingqa.evaluation.modes import Mode, searching_program
 from filingqa.evaluation.open_corpus import OpenCorpus, open_corpus
-from filingqa.evaluation.paired import paired_outcomes
 from filingqa.evaluation.runner import Row
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
 from filingqa.optimizers.cost_selection import (
-    TIE_MARGIN,
     CostedCandidate,
     cheapest_tied,
     priced_rows,
+    tied,
 )
 from filingqa.optimizers.structure_search import (
     ModeOf,
@@ -145,9 +144,8 @@ def cheaper_together(
         changed = changes(structure, start)
         if len(changed) != 1:
             continue
-        wins, losses = paired_outcomes(start_rows, rows[structure.key])
         cheaper = _seconds(rows[structure.key], start_rows) < start_cost
-        if losses <= wins + TIE_MARGIN and cheaper:
+        if tied(start_rows, rows[structure.key]) and cheaper:
             (name,) = changed
             update[name] = getattr(structure, name)
     if len(update) < 2:

@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 
 from filingqa.lm.trace import Step
-from filingqa.optimizers.cost_selection import TIE_MARGIN, cheapest_tied
+from filingqa.optimizers.cost_selection import TIE_MARGIN, cheapest_tied, gold_pages_paired
 
 from ..kit.data import judged_row
 
 
-def answered(scores: list[float], seconds: float, hit: bool | None = None):
+def answered(scores: list[float], seconds: float, hit: bool | list[bool] | None = None):
+    hits = hit if isinstance(hit, list) else [hit] * len(scores)
     return [
-        judged_row(id=f"q{n}", score=score, seconds=seconds, gold_retrieved=hit)
-        for n, score in enumerate(scores)
+        judged_row(id=f"q{n}", score=score, seconds=seconds, gold_retrieved=found)
+        for n, (score, found) in enumerate(zip(scores, hits, strict=True))
     ]
 
 
@@ -63,6 +64,31 @@ def test_the_most_accurate_wins_over_a_cheaper_one_a_question_behind_it_twice() 
         ("decompose=false", "worse"),
         ("start", "worse"),
     ]
+
+
+def test_a_cheaper_search_that_misses_a_gold_page_is_not_a_tie() -> None:
+    rows = {
+        "start": answered([1, 0, 0, 1], 140.0, hit=[True, True, True, False]),
+        "query_writing=false": answered([1, 0, 0, 1], 60.0, hit=[True, False, True, False]),
+        "hypotheses=1": answered([1, 0, 0, 1], 90.0, hit=[True, False, True, True]),
+    }
+    verdicts = {c.key: c for c in cheapest_tied(rows, "start")}
+    assert (
+        verdicts["query_writing=false"].gold_missed,
+        verdicts["query_writing=false"].verdict,
+    ) == (
+        1,
+        "worse",
+    )
+    assert verdicts["hypotheses=1"].verdict == "kept"  # as many pages as the start, cheaper
+    assert verdicts["start"].verdict == "tied"  # one page missed, one found
+    assert "gold pages 1 found, 1 missed" in verdicts["start"].describe()
+
+
+def test_gold_pages_are_paired_only_where_both_recorded_one() -> None:
+    start = answered([1, 1, 1], 1.0, hit=[True, False, True])
+    other = [*answered([1, 1], 1.0, hit=[False, True]), judged_row(id="q2", score=1.0)]
+    assert gold_pages_paired(start, other) == (1, 1)
 
 
 def test_a_step_answered_from_the_cache_is_priced_at_the_starts() -> None:
