@@ -66,13 +66,14 @@ still count as tied with it."""
 def gold_pages_paired(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[int, int]:
     """The questions whose gold page ``candidate`` retrieved and ``baseline`` did not
     (found), and the reverse (missed); questions without a gold page recorded are left out."""
-    old = {row.id: row.gold_retrieved for row in baseline}
+    old = {row.id: row.gold_retrieved for row in baseline if row.gold_retrieved is not None}
     pairs = [
         (row.gold_retrieved, old[row.id])
         for row in candidate
-        if row.gold_retrieved is not None and old.get(row.id) is not None
+        if row.gold_retrieved is not None and row.id in old
     ]
-    return sum(new and not was for new, was in pairs), sum(was and not new for new, was in pairs)
+    found = sum(1 for new, was in pairs if new and not was)
+    return found, sum(1 for new, was in pairs if was and not new)
 
 
 def tied(baseline: Sequence[Row], candidate: Sequence[Row]) -> bool:
