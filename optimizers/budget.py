@@ -45,6 +45,7 @@ OPEN_CALL_WEIGHT = 1.5
 generates about 131 (the FinanceBench report rows, docs/compiling.md) against the average
 call's 546 and 105."""
 OPEN_FRESH_SHARE: dict[str, float] = {
+    "searched_samples": 0.05,
     "curation": 0.3,
     "query_writing": 0.85,
     "hypotheses": 0.8,

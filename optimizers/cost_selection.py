@@ -1,14 +1,15 @@
 """The cost-aware choice among structures that answered the same questions: the cheapest of
 those the paired test cannot tell from the most accurate.
 
-A structure is *tied* with the most accurate one when, question by question, it loses at
-most one question more than it wins against it (``losses ≤ wins + TIE_MARGIN``) and, over
-an index, finds the gold page on no fewer questions than it misses it where the other found
-it: on a few dozen questions a difference of one answer is noise, and a step that costs a
-minute and earns nothing should go; but a search step's earnings are the pages it finds,
-which a small reader may not turn into answers yet. Costs are priced cold
-(:func:`priced_rows`): the structures share one response cache, so a step repeating the
-start's request is priced at the start's step on the same question.
+A structure is *tied* with the most accurate one when, question by question, the one-sided
+sign test of its losses against its wins does not call it worse (``p > TIE_P_VALUE``, the
+compile's own bar for keeping a compiled program) and, over an index, it finds the gold page
+on no fewer questions than it misses it where the other found it. On a dozen questions a
+leader by three answers is within the test's noise, and a step that costs a minute and earns
+nothing should go; but a search step's earnings are the pages it finds, which a small reader
+may not turn into answers yet. Costs are priced cold (:func:`priced_rows`): the structures
+share one response cache, so a step repeating the start's request is priced at the start's
+step on the same question.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.evaluation.paired import paired_outcomes
+from filingqa.evaluation.paired import paired_outcomes, sign_test
 from filingqa.evaluation.runner import Row
 
 
@@ -58,9 +59,9 @@ def priced_rows(rows: Sequence[Row], start: Sequence[Row]) -> list[PricedCost]:
     return [priced(row, by_id.get(row.id)) for row in rows]
 
 
-TIE_MARGIN = 1
-"""How many more questions a structure may lose than win against the most accurate one and
-still count as tied with it."""
+TIE_P_VALUE = 0.1
+"""A structure is told apart from the most accurate one when the one-sided sign test of its
+losses against its wins gives a p-value at most this."""
 
 
 def gold_pages_paired(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[int, int]:
@@ -77,15 +78,16 @@ def gold_pages_paired(baseline: Sequence[Row], candidate: Sequence[Row]) -> tupl
 
 
 def tied(baseline: Sequence[Row], candidate: Sequence[Row]) -> bool:
-    """Whether the paired test cannot tell ``candidate`` from ``baseline``: it loses at most
-    :data:`TIE_MARGIN` answers more than it wins, and misses no more gold pages than it finds.
+    """Whether the paired test cannot tell ``candidate`` from ``baseline``: the sign test of
+    its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses no more gold
+    pages than it finds.
 
     Raises:
         ValueError: the two did not answer the same questions.
     """
     wins, losses = paired_outcomes(baseline, candidate)
     found, missed = gold_pages_paired(baseline, candidate)
-    return losses <= wins + TIE_MARGIN and missed <= found
+    return sign_test(losses, wins) > TIE_P_VALUE and missed <= found
 
 
 Verdict = Literal["kept", "tied", "worse"]

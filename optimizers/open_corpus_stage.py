@@ -10,7 +10,8 @@ could not tell from the start and that cost less; every structure shares one res
 (empty at the stage's start, so the start's costs are its own) and is priced cold
 (:mod:`~filingqa.optimizers.cost_selection`). The cheapest of the structures the test cannot
 tell from the most accurate is kept. The options searched here act only over an index, or
-only on questions asking why or how, so the gold-context choice stands.
+only on questions asking why or how, so the gold-context choice stands: votes over searched
+evidence are their own option (``searched_samples``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from filingqa.program.financial_qa import FinancialQA
 
 OPEN_DIR = "open"
 OPEN_SPACE: SearchSpace = {
+    "searched_samples": (1,),
     "curation": (False,),
     "query_writing": (False,),
     "hypotheses": (1,),
@@ -53,7 +55,8 @@ OPEN_SPACE: SearchSpace = {
     "k": (5,),
     "explanations": ("quoted",),
 }
-"""Each LM step of the retrieved path switched to its cheap alternative, and fewer passages."""
+"""Each LM step of the retrieved path switched to its cheap alternative (one vote where the
+gold-context choice votes more), and fewer passages."""
 
 
 class OpenCorpusStage(BaseModel):

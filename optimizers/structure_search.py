@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import dspy
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 from tqdm import tqdm
 
 from filingqa.evaluation.modes import Mode, gold_program
@@ -58,6 +58,7 @@ class Structure(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     samples: int = 1
+    searched_samples: int | None = None
     loop: LoopPolicy = "rule"
     max_rounds: int = DEFAULT_ROUNDS
     examples_per_question: int = 0
@@ -73,6 +74,14 @@ class Structure(BaseModel):
     query_writing: bool = True
     curation: bool = True
     explanations: Explanations = "free"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _votes_once(cls, data: Any) -> Any:
+        """Votes over searched evidence equal to ``samples`` are no option of their own."""
+        if isinstance(data, dict) and data.get("searched_samples") == data.get("samples", 1):
+            return {**data, "searched_samples": None}
+        return data
 
     @property
     def key(self) -> str:

@@ -100,7 +100,8 @@ class FinancialQA(dspy.Module):
     Over a search handle each LM step of evidence gathering can be switched to a cheap
     alternative (:class:`~filingqa.program.evidence_gatherer.EvidenceGatherer`):
     ``decompose``, ``query_writing`` (Multi-HyDE with ``hypotheses`` passages) and
-    ``curation``. ``explanations="quoted"`` answers a question asking why or how with the
+    ``curation``; PoT's votes there are ``searched_samples`` (None: ``samples``).
+    ``explanations="quoted"`` answers a question asking why or how with the
     filing's own sentences, checked like any quote, instead of in free words.
     """
 
@@ -111,6 +112,7 @@ class FinancialQA(dspy.Module):
         hypotheses: int = 3,
         k: int = 8,
         samples: int = 1,
+        searched_samples: int | None = None,
         evidence_chars: int = EVIDENCE_CHARS,
         detect_ambiguity: bool = True,
         router: Callable[[str], RoutingDecision] = route_by_rule,
@@ -138,6 +140,7 @@ class FinancialQA(dspy.Module):
         self.reason = ReasoningLoop(
             max_rounds=max_rounds,
             samples=samples,
+            searched_samples=searched_samples,
             sign_check=sign_check,
             cell_check=cell_check,
             formula_notes=formula_notes,

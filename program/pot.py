@@ -91,15 +91,23 @@ class ProgramOfThought(dspy.Module):
         self.worked_examples = worked_examples
         self.examples_per_question = examples_per_question
 
-    def forward(self, question: str, evidence: str, formula: str | None = None) -> dspy.Prediction:
+    def forward(
+        self,
+        question: str,
+        evidence: str,
+        formula: str | None = None,
+        samples: int | None = None,
+    ) -> dspy.Prediction:
         """``formula`` (:func:`~filingqa.checks.formulas.formula_note`) is shown after the
-        question when given; without it the request is the bare prompt."""
+        question when given; without it the request is the bare prompt. ``samples`` votes
+        for this question instead of the module's."""
         if self.tables_as_rows:
             evidence = linearize_tables(evidence)
-        configs = [_sample_config(sample) for sample in range(self.samples)]
+        votes = samples or self.samples
+        configs = [_sample_config(sample) for sample in range(votes)]
         examples = self._examples(question)
         with dspy.context(adapter=FencedCodeAdapter()):
-            with sampled_together(range(1, self.samples), temperature=SAMPLE_TEMPERATURE):
+            with sampled_together(range(1, votes), temperature=SAMPLE_TEMPERATURE):
                 programs = [self._write(question, evidence, formula, examples, c) for c in configs]
             tasks = [
                 _Task(question, evidence, formula, config, sample)

@@ -56,7 +56,8 @@ class ReasoningLoop(dspy.Module):
     printed in parentheses or takes its figures from rows or years the question does not
     ask about (:mod:`~filingqa.checks.sign_check`, :mod:`~filingqa.checks.cell_check`);
     with ``formula_notes`` the program writer is told the formula convention the question's
-    wording calls for (:mod:`~filingqa.checks.formulas`).
+    wording calls for (:mod:`~filingqa.checks.formulas`). PoT votes ``samples`` times, or
+    ``searched_samples`` times over evidence that was searched for.
     """
 
     def __init__(
@@ -64,6 +65,7 @@ class ReasoningLoop(dspy.Module):
         *,
         max_rounds: int = DEFAULT_ROUNDS,
         samples: int = 1,
+        searched_samples: int | None = None,
         sign_check: bool = True,
         cell_check: bool = True,
         formula_notes: bool = True,
@@ -85,6 +87,9 @@ class ReasoningLoop(dspy.Module):
         self.extract = Extraction(explanations=explanations == "quoted")
         self.state_answer = dspy.Predict(StateComputedAnswer, max_tokens=STATEMENT_TOKENS)
         self.verifier = Verifier()
+        if searched_samples is not None and searched_samples < 1:
+            raise ValueError("searched_samples must be at least 1")
+        self.searched_samples = searched_samples
         self.max_rounds = max_rounds
         self.formula_notes = formula_notes
         self.explanations = explanations
@@ -148,7 +153,8 @@ class ReasoningLoop(dspy.Module):
         if feedback and previous is not None and previous.program:
             out = self.pot.revise(question, evidence, previous.program, feedback, formula)
         else:
-            out = self.pot(question=question, evidence=evidence, formula=formula)
+            votes = self.searched_samples if state.search is not None else None
+            out = self.pot(question=question, evidence=evidence, formula=formula, samples=votes)
         checks = automatic_checks(out.program, out.value, passages)
         problems = [] if out.execution.ok else [out.execution.feedback()]
         answer = out.answer

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from filingqa.lm.trace import Step
-from filingqa.optimizers.cost_selection import TIE_MARGIN, cheapest_tied, gold_pages_paired
+from filingqa.optimizers.cost_selection import TIE_P_VALUE, cheapest_tied, gold_pages_paired
 
 from ..kit.data import judged_row
 
@@ -33,30 +33,30 @@ def test_the_cheaper_of_two_tied_structures_is_kept() -> None:
 def test_the_better_of_two_the_test_tells_apart_is_kept_however_much_it_costs() -> None:
     rows = {
         "start": answered([1, 1, 1, 1, 0, 1], 140.0),
-        "query_writing=false": answered([0, 0, 1, 1, 0, 1], 40.0),  # lost 2, won none
+        "query_writing=false": answered([0, 0, 0, 0, 0, 1], 40.0),  # lost 4, won none: p 0.0625
     }
     verdicts = {c.key: c for c in cheapest_tied(rows, "start")}
     assert (verdicts["start"].verdict, verdicts["query_writing=false"].verdict) == (
         "kept",
         "worse",
     )
-    assert (verdicts["query_writing=false"].wins, verdicts["query_writing=false"].losses) == (0, 2)
+    assert (verdicts["query_writing=false"].wins, verdicts["query_writing=false"].losses) == (0, 4)
 
 
-def test_one_loss_more_than_wins_is_still_a_tie() -> None:
-    assert TIE_MARGIN == 1
+def test_losses_the_sign_test_cannot_call_are_a_tie() -> None:
+    assert TIE_P_VALUE == 0.1
     rows = {
-        "start": answered([1, 1, 1, 0], 100.0),
-        "k=5": answered([1, 1, 0, 0], 80.0),  # one lost, none won
+        "start": answered([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0], 100.0),
+        "k=5": answered([0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0], 80.0),  # 3 lost, none won: p 0.125
     }
     assert [c.key for c in cheapest_tied(rows, "start") if c.verdict == "kept"] == ["k=5"]
 
 
 def test_the_most_accurate_wins_over_a_cheaper_one_a_question_behind_it_twice() -> None:
     rows = {
-        "start": answered([0, 0, 1, 1], 100.0),
-        "samples=5": answered([1, 1, 1, 1], 300.0),  # the most accurate
-        "decompose=false": answered([0, 0, 1, 1], 90.0),  # two lost against it: worse
+        "start": answered([0, 0, 0, 0, 1, 1], 100.0),
+        "samples=5": answered([1, 1, 1, 1, 1, 1], 300.0),  # the most accurate
+        "decompose=false": answered([0, 0, 0, 0, 1, 1], 90.0),  # four lost against it: worse
     }
     verdicts = cheapest_tied(rows, "start")
     assert [(c.key, c.verdict) for c in verdicts] == [

@@ -16,9 +16,9 @@ from filingqa.lm.backbone import Backbone
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
 from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
-from filingqa.optimizers.open_corpus_stage import OPEN_DIR, choose_retrieval
+from filingqa.optimizers.open_corpus_stage import OPEN_DIR, OPEN_SPACE, choose_retrieval
 from filingqa.optimizers.presets import preset
-from filingqa.optimizers.structure_search import Structure
+from filingqa.optimizers.structure_search import Structure, candidates
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval.index.build import build_index
 
@@ -182,3 +182,11 @@ def test_without_the_index_the_stage_is_skipped_and_says_how_to_build_it(
     kept, stage = choose_retrieval(skipped, kept_start())
     assert kept.structure == Structure() and stage.structure is None
     assert stage.describe().startswith("skipped: no index at")
+
+
+def test_the_stage_weighs_one_vote_over_searched_evidence_only_where_the_start_votes_more() -> None:
+    voting = [s.key for s in candidates(Structure(samples=5), OPEN_SPACE, worked_examples=False)]
+    assert "samples=5,searched_samples=1" in voting
+    single = [s.key for s in candidates(Structure(), OPEN_SPACE, worked_examples=False)]
+    assert not any("searched_samples" in key for key in single)  # one vote already
+    assert Structure(samples=3, searched_samples=3) == Structure(samples=3)

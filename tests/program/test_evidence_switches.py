@@ -1,6 +1,7 @@
 """The LM steps of the retrieved-context path, each switched by an option to a cheap
 alternative, change what is sent: decomposition, query writing (Multi-HyDE and its number of
-hypotheses), curation, and explanations quoted instead of written; and a yes/no whose
+hypotheses), curation, PoT's votes over searched evidence, and explanations quoted instead of
+written; and a yes/no whose
 deciding figure fails the quote check is still given, marked unverified."""
 
 from __future__ import annotations
@@ -92,6 +93,22 @@ def test_without_decomposition_the_full_loop_sends_no_decomposition(decompose) -
     assert engine.count(DECOMPOSE) == (1 if decompose else 0)
     queries = [call["query"] for call in search.calls]
     assert ("cash flow" in queries) == decompose  # the sub-question is searched
+
+
+@pytest.mark.parametrize(("searched_samples", "written"), [(None, 3), (1, 1)])
+def test_votes_over_searched_evidence_are_their_own_option(searched_samples, written) -> None:
+    options = {"samples": 3, "searched_samples": searched_samples}
+    _, searched = run(GATHERING, QUESTION, ListSearch([MDNA, CASH_FLOW]), **options)
+    assert searched.count(WRITE) == written
+    lm = marker_lm(GATHERING)
+    with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+        FinancialQA(**options)(question=QUESTION, passages=[CASH_FLOW])  # type: ignore[arg-type]
+    assert lm.engine.count(WRITE) == 3  # gold context: the gold-context choice's votes
+
+
+def test_votes_over_searched_evidence_must_be_at_least_one() -> None:
+    with pytest.raises(ValueError, match="searched_samples must be at least 1"):
+        FinancialQA(searched_samples=0)
 
 
 REASON = passage(
