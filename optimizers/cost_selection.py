@@ -3,7 +3,7 @@ those the paired test cannot tell from the most accurate.
 
 A structure is *tied* with the most accurate one when, question by question, the one-sided
 sign test of its losses against its wins does not call it worse (``p > TIE_P_VALUE``, the
-compile's own bar for keeping a compiled program) and, over an index, it finds the gold page
+compile's default bar for keeping a compiled program) and, over an index, it finds the gold page
 on no fewer questions than it misses it where the other found it. On a dozen questions a
 leader by three answers is within the test's noise, and a step that costs a minute and earns
 nothing should go; but a search step's earnings are the pages it finds, which a small reader

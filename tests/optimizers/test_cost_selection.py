@@ -52,7 +52,7 @@ def test_losses_the_sign_test_cannot_call_are_a_tie() -> None:
     assert [c.key for c in cheapest_tied(rows, "start") if c.verdict == "kept"] == ["k=5"]
 
 
-def test_the_most_accurate_wins_over_a_cheaper_one_a_question_behind_it_twice() -> None:
+def test_the_most_accurate_wins_over_a_cheaper_one_four_questions_behind_it() -> None:
     rows = {
         "start": answered([0, 0, 0, 0, 1, 1], 100.0),
         "samples=5": answered([1, 1, 1, 1, 1, 1], 300.0),  # the most accurate
