@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.artifacts.manifest import PROGRAM_FILE
 from filingqa.core.cache import fresh_dspy_cache
 from filingqa.evaluation.modes import Mode, searching_program
 from filingqa.evaluation.open_corpus import OpenCorpus, open_corpus
@@ -82,8 +83,8 @@ class OpenCorpusStage(BaseModel):
 
 
 def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, OpenCorpusStage]:
-    """``kept`` with the retrieval options the open-corpus questions chose (unchanged when
-    the plan has none: the stage is skipped)."""
+    """``kept`` with the retrieval options the open-corpus questions chose, saved again as
+    ``program.json`` (unchanged when the plan has none: the stage is skipped)."""
     plan = run.plan
     if not plan.open_dev or plan.open_index is None:
         return kept, OpenCorpusStage(skipped=plan.open_skipped or "no open-corpus questions")
@@ -124,6 +125,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
         seconds=round(sum(r.seconds for r in asked), 1),  # every run's, when resumed
     )
     program = _program(structure, state, kept)
+    program.save(str(run.out / PROGRAM_FILE))  # with the predictors the structure adds
     return (
         KeptProgram(
             selection=kept.selection,

@@ -11,7 +11,7 @@ from pathlib import Path
 import dspy
 import pytest
 
-from filingqa.artifacts.manifest import Selection
+from filingqa.artifacts.manifest import PROGRAM_FILE, Selection
 from filingqa.lm.backbone import Backbone
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
 from filingqa.optimizers.compile_records import KeptProgram
@@ -166,6 +166,9 @@ def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: Compile
     assert not kept.structure.query_writing  # the costliest step went
     assert {"curation=false", "query_writing=false", "k=5"} <= set(verdicts)
     assert (run.out / OPEN_DIR / "start.jsonl").is_file()  # rows kept: a rerun resumes
+    saved = kept.structure.build()  # program.json holds every predictor the pick adds
+    saved.load(str(run.out / PROGRAM_FILE))
+    assert set(saved.dump_state()) == set(kept.program.dump_state())
 
 
 def test_without_the_index_the_stage_is_skipped_and_says_how_to_build_it(
