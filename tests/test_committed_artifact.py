@@ -37,10 +37,15 @@ def test_the_default_artifact_is_the_compiled_local_backbone() -> None:
     assert manifest.after.accuracy > manifest.before.accuracy
     assert manifest.optimizer["optimizer"] == "structure"
     assert manifest.selection.kept == "compiled"
-    (picked, *_) = manifest.structures  # rank order: the pick first
-    structure = dict(picked["structure"])
+    (picked, *_) = manifest.structures  # rank order: the gold-context pick first
+    assert manifest.open_corpus is not None  # then the retrieval steps chosen over an index
+    structure = dict(manifest.open_corpus["structure"])
     assert structure.pop("loop") == manifest.loop  # the loop policy is kept apart
     assert structure == manifest.program_options
+    gold_options = {"samples", "answer_forms", "evidence_chars", "sign_check", "cell_check"}
+    assert {name: picked["structure"][name] for name in gold_options} == {
+        name: structure[name] for name in gold_options
+    }
     assert qa.form.choice == manifest.program_options["answer_forms"]
     assert qa.pot.samples == manifest.program_options["samples"]
     assert isinstance(qa.router, LightGBMRouter)
