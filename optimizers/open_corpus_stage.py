@@ -61,8 +61,9 @@ gold-context choice votes more), and fewer passages."""
 
 
 class OpenCorpusStage(BaseModel):
-    """What the stage did: its questions, every structure's accuracy, cold cost and verdict,
-    and the structure kept (None: the stage was skipped, ``skipped`` says why)."""
+    """What the stage did: its questions, the index as the settings name it, every
+    structure's accuracy, cold cost and verdict, and the structure kept (None: the stage was
+    skipped, ``skipped`` says why)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -118,7 +119,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     asked = [row for structure_rows in rows.values() for row in structure_rows]
     stage = OpenCorpusStage(
         questions=len(plan.open_dev),
-        index=str(plan.open_index),
+        index=run.settings.open_index,  # as given: a name under the home, no machine path
         candidates=verdicts,
         structure=structure,
         lm_calls=sum(r.lm_calls - r.cached_calls for r in asked),

@@ -158,6 +158,7 @@ def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: Compile
         kept, stage = choose_retrieval(run, kept_start())
     verdicts = {c.key: c for c in stage.candidates}
     assert stage.questions == 3 and all(c.accuracy == 1.0 for c in stage.candidates)
+    assert stage.index == run.settings.open_index
     assert {c.verdict for c in stage.candidates} == {"kept", "tied"}
     winner = next(c for c in stage.candidates if c.verdict == "kept")
     assert winner.seconds == min(c.seconds for c in stage.candidates)
