@@ -15,14 +15,17 @@ The stages, one function each returning its record
 3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
    the program the artifact keeps (``program.json``): the compiled one only if it beats the
    uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
-4. the router: calibration questions run single-pass and full-loop with the kept
+4. the open-corpus stage (:mod:`~filingqa.optimizers.open_corpus_stage`): the retrieval
+   steps chosen by cost over an index when it is built (each structure's rows in ``open/``),
+   ``program.json`` saved again with the chosen structure;
+5. the router: calibration questions run single-pass and full-loop with the kept
    structure (``router/*.jsonl``), then LightGBM on the question features
    (``router/model.txt``); ``load`` routes with it only when it beats the structure's own
    loop policy on those questions;
-5. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
+6. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
    the path that trains the shipped one: it builds the indexes of its training splits under
    ``FILINGQA_HOME/indexes`` when missing, else reuses them);
-6. ``manifest.json``, assembled from the records
+7. ``manifest.json``, assembled from the records
    (:mod:`~filingqa.optimizers.compile_manifest`).
 
 The settings a run started with are kept in ``compile.json``; rerunning the same out dir
