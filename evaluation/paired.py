@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from filingqa.program.extraction import UNDECIDED
+
 if TYPE_CHECKING:
     from filingqa.evaluation.runner import Row
 
@@ -43,9 +45,22 @@ def _wins_and_losses(
     return [r for r in shared if r.score > old[r.id]], [r for r in shared if r.score < old[r.id]]
 
 
+def withholds_yes_or_no(row: Row) -> bool:
+    """Whether ``row`` answers a yes/no question without a yes or no: ``Undecided:``, a
+    refusal, or an error."""
+    return row.answer_type == "yes_no" and (
+        row.outcome in ("refused", "error") or row.answer.startswith(UNDECIDED)
+    )
+
+
 class Paired(BaseModel):
     """``candidate`` against ``baseline`` on the questions both answered: wins, losses, the
-    one-sided sign test's p-value, and wins and losses per answer type."""
+    one-sided sign test's p-value, and wins and losses per answer type.
+
+    ``yes_no``: how many yes/no questions the pair shares; ``candidate_withheld``: the
+    losses where the candidate gave no yes or no (:func:`withholds_yes_or_no`) to a yes/no
+    the baseline got right; ``baseline_withheld`` the same the other way round.
+    """
 
     baseline: str
     candidate: str
@@ -54,6 +69,9 @@ class Paired(BaseModel):
     losses: int
     p_value: float
     by_answer_type: dict[str, tuple[int, int]]
+    yes_no: int = 0
+    candidate_withheld: int = 0
+    baseline_withheld: int = 0
 
     def by_type_text(self) -> str:
         """``number 2/0, span 1/1``: wins/losses per answer type (empty for one type)."""
@@ -74,6 +92,7 @@ def compare(baseline: str, candidate: str, rows: Mapping[str, Sequence[Row]]) ->
         )
         for kind in kinds
     }
+    old = {row.id: row for row in rows[baseline]}
     return Paired(
         baseline=baseline,
         candidate=candidate,
@@ -82,6 +101,9 @@ def compare(baseline: str, candidate: str, rows: Mapping[str, Sequence[Row]]) ->
         losses=len(losses),
         p_value=sign_test(len(wins), len(losses)),
         by_answer_type=by_type if len(kinds) > 1 else {},
+        yes_no=sum(row.answer_type == "yes_no" for row in shared),
+        candidate_withheld=sum(withholds_yes_or_no(row) for row in losses),
+        baseline_withheld=sum(withholds_yes_or_no(old[row.id]) for row in wins),
     )
 
 
@@ -92,8 +114,9 @@ def compare_all(rows: Mapping[str, Sequence[Row]]) -> list[Paired]:
 
 
 def format_paired(comparisons: list[Paired]) -> str:
-    """One line per pair: wins, losses and p, then wins/losses per answer type (empty for
-    no pairs)."""
+    """One line per pair: wins, losses and p, then wins/losses per answer type; under a pair
+    that shares yes/no questions, how many yes/no each withheld that the other got right
+    (empty for no pairs)."""
     if not comparisons:
         return ""
     width = max(len(f"{p.candidate} vs {p.baseline}") for p in comparisons)
@@ -107,4 +130,10 @@ def format_paired(comparisons: list[Paired]) -> str:
             f"wins {p.wins:>3}  losses {p.losses:>3}  p {p.p_value:.3f}"
             + (f"  ({kinds})" if kinds else "")
         )
+        if p.yes_no:
+            lines.append(
+                f"    yes/no ({p.yes_no} shared) the other got right and this one withheld "
+                f"(Undecided, refused, error): {p.candidate} {p.candidate_withheld}, "
+                f"{p.baseline} {p.baseline_withheld}"
+            )
     return "\n".join(lines)

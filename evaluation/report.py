@@ -135,11 +135,21 @@ def _summary_line(name: str, s: Summary) -> str:
 
 
 def _paired_table(comparisons: list[Paired]) -> str:
-    """A row per pair of settings: questions, wins, losses, sign-test p, per answer type."""
+    """A row per pair of settings: questions, wins, losses, sign-test p, per answer type, and
+    the yes/no each withheld that the other got right (``-`` without yes/no questions)."""
     if not comparisons:
         return "<p>one setting: nothing to pair</p>"
     head = "".join(
-        f"<th>{c}</th>" for c in ("A vs B", "n", "A wins", "A losses", "p (A better)", "by type")
+        f"<th>{c}</th>"
+        for c in (
+            "A vs B",
+            "n",
+            "A wins",
+            "A losses",
+            "p (A better)",
+            "by type",
+            "yes/no withheld (A, B)",
+        )
     )
     lines = []
     for p in comparisons:
@@ -150,6 +160,7 @@ def _paired_table(comparisons: list[Paired]) -> str:
             str(p.losses),
             f"{p.p_value:.3f}",
             p.by_type_text() or "-",
+            f"{p.candidate_withheld}, {p.baseline_withheld}" if p.yes_no else "-",
         ]
         lines.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(lines)}</table>"

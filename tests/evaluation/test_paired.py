@@ -40,3 +40,34 @@ def test_the_pairs_are_printed_one_per_line() -> None:
     assert "wins   2  losses   1  p 0.500" in line
     assert line.endswith("(number 1/0, span 1/1)")
     assert format_paired([]) == ""
+
+
+YES_NO_BASE = [
+    judged_row(id="y1", answer="Yes, 5%", score=1, answer_type="yes_no"),
+    judged_row(id="y2", answer="No", score=1, answer_type="yes_no"),
+    judged_row(id="y3", answer="", outcome="refused", score=0, answer_type="yes_no"),
+    judged_row(id="n1", answer="7", score=1),
+]
+YES_NO_CANDIDATE = [
+    judged_row(
+        id="y1", answer="Undecided: no ratio", outcome="unverified", score=0, answer_type="yes_no"
+    ),
+    judged_row(id="y2", answer="Yes", score=0, answer_type="yes_no"),  # wrong, not withheld
+    judged_row(id="y3", answer="No", score=1, answer_type="yes_no"),
+    judged_row(id="n1", answer="", outcome="refused", score=0),  # not a yes/no question
+]
+
+
+def test_withheld_yes_no_are_counted_each_way() -> None:
+    paired = compare("a", "b", {"a": YES_NO_BASE, "b": YES_NO_CANDIDATE})
+    assert (paired.wins, paired.losses) == (1, 3)
+    assert (paired.yes_no, paired.candidate_withheld, paired.baseline_withheld) == (3, 1, 1)
+
+
+def test_withheld_yes_no_are_printed_under_their_pair_only_when_yes_no_are_shared() -> None:
+    text = format_paired([compare("a", "b", {"a": YES_NO_BASE, "b": YES_NO_CANDIDATE})])
+    assert text.splitlines()[2] == (
+        "    yes/no (3 shared) the other got right and this one withheld "
+        "(Undecided, refused, error): b 1, a 1"
+    )
+    assert len(format_paired(compare_all({"direct": DIRECT, "program": PROGRAM})).splitlines()) == 2

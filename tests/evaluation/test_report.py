@@ -69,7 +69,7 @@ def test_report_has_every_section_and_trace(tmp_path: Path) -> None:
     # pot against direct, question by question: q1 and q3 won (both numbers)
     assert (
         "<td>pot vs direct</td><td>4</td><td>2</td><td>0</td><td>0.250</td>"
-        "<td>number 2/0, span 0/0</td>"
+        "<td>number 2/0, span 0/0</td><td>-</td>"  # no yes/no questions to withhold
     ) in html
     # one trace per row, nested under its setting, with the working escaped
     assert html.count("<details>") == 2 + 8
@@ -103,3 +103,15 @@ def test_a_program_row_shows_its_steps(tmp_path: Path) -> None:
     assert '<td>ambiguity</td><td>0</td><td>0</td><td>0.0</td><td class="text"></td>' in html
     reason = '<td>12.2</td><td class="text"></td><td class="text">&lt;ok&gt;</td>'
     assert reason in html
+
+
+def test_the_paired_table_gives_the_yes_no_each_setting_withheld(tmp_path: Path) -> None:
+    path = write_results(tmp_path)
+    yes = judged_row(id="q0", answer="Yes", answer_type="yes_no")
+    undecided = yes.model_copy(update={"answer": "Undecided: no figure", "score": 0.0})
+    (tmp_path / "direct.jsonl").write_text(yes.model_dump_json() + "\n")
+    (tmp_path / "pot.jsonl").write_text(undecided.model_dump_json() + "\n")
+    html = write_html_report(path, tmp_path / "r.html").read_text()
+    assert "<th>yes/no withheld (A, B)</th>" in html
+    assert "<td>pot vs direct</td><td>1</td><td>0</td><td>1</td><td>1.000</td>" in html
+    assert "<td>-</td><td>1, 0</td></tr>" in html
