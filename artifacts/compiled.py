@@ -51,10 +51,16 @@ def read_program(path: str | Path) -> FinancialQA:
             "another version of FinancialQA: recompile"
         ) from None
     qa.manifest = manifest
-    reranker_dir = directory / RERANKER_DIR
-    if (reranker_dir / "model.txt").exists():
-        qa.reranker = Reranker.load(reranker_dir)
+    reranker = read_reranker(directory)
+    if reranker is not None:
+        qa.reranker = reranker
     return qa
+
+
+def read_reranker(directory: Path) -> Reranker | None:
+    """The artifact's trained reranker, None when the compile trained none."""
+    reranker_dir = directory / RERANKER_DIR
+    return Reranker.load(reranker_dir) if (reranker_dir / "model.txt").exists() else None
 
 
 def read_router(directory: Path) -> LightGBMRouter | None:

@@ -175,11 +175,8 @@ def gold_program(qa: FinancialQA | None) -> Mode:
 
 
 def searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
-    """The program searching ``corpus``, reranked by the compiled artifact's reranker when
-    it has one and the corpus search can take it."""
-    reranker = getattr(qa, "reranker", None)
-    with_reranker = getattr(corpus.search, "with_reranker", None)
-    searcher = with_reranker(reranker) if reranker and callable(with_reranker) else corpus.search
+    """The program searching ``corpus`` (:func:`reranked_search`)."""
+    searcher = reranked_search(corpus, qa)
 
     def mode(record: QARecord) -> ModeAnswer:
         search = RecordingSearch(searcher)
@@ -187,6 +184,14 @@ def searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
         return _with_retrieval(found, record, search.found)
 
     return mode
+
+
+def reranked_search(corpus: OpenCorpus, qa: FinancialQA | None) -> SearchHandle:
+    """``corpus``'s full search, reranked by the compiled artifact's reranker when ``qa``
+    has one and the corpus search can take it."""
+    reranker = getattr(qa, "reranker", None)
+    with_reranker = getattr(corpus.search, "with_reranker", None)
+    return with_reranker(reranker) if reranker and callable(with_reranker) else corpus.search
 
 
 def _over_gold(answer: Answerer) -> Mode:

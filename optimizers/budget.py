@@ -48,14 +48,25 @@ OPEN_FRESH_SHARE: dict[str, float] = {
     "searched_samples": 0.05,
     "curation": 0.3,
     "query_writing": 0.85,
-    "hypotheses": 0.8,
+    "hypotheses": 1.5,
     "decompose": 0.2,
     "k": 0.6,
     "explanations": 0.05,
     "combined": 0.35,
 }
-"""For each change the open-corpus stage tries (and the changes combined), about the share
-of a start's answer it asks afresh: what it does not repeat of the start's requests."""
+"""For each option the open-corpus stage changes (all its values together; and the changes
+combined), about the share of a start's answer it asks afresh: what it does not repeat of
+the start's requests."""
+PAGE_CHECK_CALLS = 2.25
+"""The query-writing calls of the start's first search for a question the stage has not
+answered: a rewrite, the hypothetical passages, and a decomposition for about a quarter."""
+PAGE_CHECK_VARIANT_CALLS = 1.0
+"""The fresh calls per question of the page check's other structures together: one set of
+hypothetical passages of another length (the rest repeat the start's requests or write no
+queries)."""
+PAGE_CALL_WEIGHT = 1.1
+"""A query-writing call in average compile calls: it evaluates about 366 prompt tokens and
+generates about 138 (the FinanceBench report rows' retrieve step)."""
 LOOP_CALLS = 1.2
 """The verify-revise loop's calls after a question's single pass: a verdict, and a
 revision and a verdict more where the verifier rejects."""
@@ -194,6 +205,7 @@ def estimate(
     calibration_is_dev: bool = False,
     calibration_looped: int = 0,
     open_questions: int = 0,
+    page_questions: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
     ``reranker`` training (None: skipped), at the assumed speed. When the calibration
@@ -201,7 +213,8 @@ def estimate(
     which the cache answers; a kept program's (``target`` program) hold the full loops too
     of the ``calibration_looped`` questions its keyword rule sent through the loop. The
     open-corpus stage's ``open_questions`` are counted in average compile calls
-    (:data:`OPEN_CALL_WEIGHT`)."""
+    (:data:`OPEN_CALL_WEIGHT`), its page check's ``page_questions`` by their query-writing
+    calls (:data:`PAGE_CALL_WEIGHT`)."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
@@ -214,6 +227,11 @@ def estimate(
         answers = 1 + sum(OPEN_FRESH_SHARE.values())
         stages["open-corpus search"] = open_questions * OPEN_CALLS_PER_QUESTION * answers
         weights["open-corpus search"] = OPEN_CALL_WEIGHT
+    if page_questions:
+        unanswered = max(page_questions - open_questions, 0)
+        checks = unanswered * PAGE_CHECK_CALLS + page_questions * PAGE_CHECK_VARIANT_CALLS
+        stages["open-corpus pages"] = checks
+        weights["open-corpus pages"] = PAGE_CALL_WEIGHT
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},

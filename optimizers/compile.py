@@ -15,16 +15,17 @@ The stages, one function each returning its record
 3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
    the program the artifact keeps (``program.json``): the compiled one only if it beats the
    uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
-4. the open-corpus stage (:mod:`~filingqa.optimizers.open_corpus_stage`): the retrieval
-   steps chosen by cost over an index when it is built (each structure's rows in ``open/``),
-   ``program.json`` saved again with the chosen structure;
-5. the router: calibration questions run single-pass and full-loop with the kept
+4. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
+   the path that trains the shipped one: it builds the indexes of its training splits under
+   ``FILINGQA_HOME/indexes`` when missing, else reuses them);
+5. the open-corpus stage (:mod:`~filingqa.optimizers.open_corpus_stage`): the retrieval
+   steps chosen by cost over an index when it is built, searching it reranked as the
+   artifact will (each structure's rows in ``open/``), ``program.json`` saved again with
+   the chosen structure;
+6. the router: calibration questions run single-pass and full-loop with the kept
    structure (``router/*.jsonl``), then LightGBM on the question features
    (``router/model.txt``); ``load`` routes with it only when it beats the structure's own
    loop policy on those questions;
-6. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
-   the path that trains the shipped one: it builds the indexes of its training splits under
-   ``FILINGQA_HOME/indexes`` when missing, else reuses them);
 7. ``manifest.json``, assembled from the records
    (:mod:`~filingqa.optimizers.compile_manifest`).
 
@@ -129,17 +130,17 @@ def run_compile(
         after = score_after(run, optimization)
         kept = keep_program(run, before, after, optimization)
         say(f"    {after.describe()}; {kept.selection.describe()}")
-        say("4/7 open corpus: the retrieval steps by what they cost and earn")
+        reranker = (
+            None
+            if request.skip_retriever
+            else train_artifact_reranker(request.out_dir, data_dir, progress=progress, say=say)
+        )
+        say("5/7 open corpus: the retrieval steps by what they cost and earn")
         kept, open_stage = choose_retrieval(run, kept)
         say(f"    {open_stage.describe()}")
-        say("5/7 router labels (single pass vs full loop)")
+        say("6/7 router labels (single pass vs full loop)")
         router = label_router(run, kept)
     say(f"    {router.describe()}")
-    reranker = (
-        None
-        if request.skip_retriever
-        else train_artifact_reranker(request.out_dir, data_dir, progress=progress, say=say)
-    )
     manifest = assemble_manifest(
         plan,
         lm,

@@ -63,7 +63,7 @@ def _spec(backbone: Backbone | None) -> str | None:
 class CompilePlan(BaseModel):
     """A request with its drawn questions and the cost estimate; ``open_dev`` the
     open-corpus stage's questions over the index ``open_index`` (none: ``open_skipped``
-    says why)."""
+    says why), ``open_pages`` those its page check searches."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +73,7 @@ class CompilePlan(BaseModel):
     calibration: list[QARecord]
     estimate: BudgetEstimate
     open_dev: list[QARecord] = []
+    open_pages: list[QARecord] = []
     open_index: Path | None = None
     open_skipped: str | None = None
 
@@ -111,16 +112,15 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         raise ValueError(f"the router needs at least {MIN_CALIBRATION} calibration questions")
     open_index, open_skipped = _open_index(s)
     open_dev: list[QARecord] = []
+    open_pages: list[QARecord] = []
     if open_index is not None:
         try:
-            open_dev = compile_data.draw(
-                [SplitSpec.parse(t) for t in s.open_dev],
-                target="program",
-                seed=s.seed,
-                data_dir=data_dir,
-            )
+            open_dev = _draw_open(s.open_dev, s.seed, data_dir)
+            open_pages = _draw_open(s.open_pages, s.seed, data_dir)
         except DatasetError as missing:
-            open_index, open_skipped = None, f"{', '.join(s.open_dev)}: {missing}"
+            specs = ", ".join([*s.open_dev, *s.open_pages])
+            open_index, open_skipped = None, f"{specs}: {missing}"
+            open_dev = open_pages = []
     cost = estimate(
         s,
         train=len(train),
@@ -131,6 +131,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         calibration_is_dev=not request.calibration,
         calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
         open_questions=len(open_dev),
+        page_questions=len(open_pages),
     )
     return CompilePlan(
         request=request,
@@ -139,8 +140,18 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         calibration=calibration,
         estimate=cost,
         open_dev=open_dev,
+        open_pages=open_pages,
         open_index=open_index,
         open_skipped=open_skipped,
+    )
+
+
+def _draw_open(specs: list[str], seed: int, data_dir: Path | None) -> list[QARecord]:
+    """The open-corpus questions of ``specs`` (none: [])."""
+    if not specs:
+        return []
+    return compile_data.draw(
+        [SplitSpec.parse(t) for t in specs], target="program", seed=seed, data_dir=data_dir
     )
 
 
@@ -187,6 +198,12 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
             f"{plan.open_index}: the retrieval steps kept by cost (the cheapest structure the "
             "paired test cannot tell from the most accurate)"
         )
+        if plan.open_pages:
+            lines.append(
+                f"  open-corpus pages: each structure's first search alone on "
+                f"{len(plan.open_pages)} questions ({', '.join(s.open_pages)}) misses no more "
+                "gold pages than it finds against the most accurate"
+            )
     elif plan.open_skipped:
         lines.append(f"  open corpus: skipped ({plan.open_skipped})")
     if with_estimate:

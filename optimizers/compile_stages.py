@@ -173,7 +173,7 @@ def train_artifact_reranker(
     shipped one); its record read from the training report."""
     directory = out / RERANKER_DIR
     if not (directory / TRAINING_FILE).exists():
-        say("6/7 training the reranker (indexing its training splits unless built)")
+        say("4/7 training the reranker (indexing its training splits unless built)")
         train_reranker(out_dir=directory, data_dir=data_dir, progress=progress)
     report = read_report(directory)
     return RerankerStage(

@@ -64,29 +64,43 @@ TIE_P_VALUE = 0.1
 losses against its wins gives a p-value at most this."""
 
 
-def gold_pages_paired(baseline: Sequence[Row], candidate: Sequence[Row]) -> tuple[int, int]:
-    """The questions whose gold page ``candidate`` retrieved and ``baseline`` did not
-    (found), and the reverse (missed); questions without a gold page recorded are left out."""
-    old = {row.id: row.gold_retrieved for row in baseline if row.gold_retrieved is not None}
+GoldPages = Mapping[str, bool | None]
+"""By question id, whether a structure's searches found a gold page (None: none known)."""
+
+
+def gold_pages_of(rows: Sequence[Row]) -> GoldPages:
+    """Whether each row's searches retrieved a gold page, by question id."""
+    return {row.id: row.gold_retrieved for row in rows}
+
+
+def gold_pages_paired(baseline: GoldPages, candidate: GoldPages) -> tuple[int, int]:
+    """The questions whose gold page ``candidate`` found and ``baseline`` did not (found),
+    and the reverse (missed); questions without a gold page known to both are left out."""
     pairs = [
-        (row.gold_retrieved, old[row.id])
-        for row in candidate
-        if row.gold_retrieved is not None and row.id in old
+        (new, baseline[key])
+        for key, new in candidate.items()
+        if new is not None and baseline.get(key) is not None
     ]
     found = sum(1 for new, was in pairs if new and not was)
     return found, sum(1 for new, was in pairs if was and not new)
 
 
-def tied(baseline: Sequence[Row], candidate: Sequence[Row]) -> bool:
+def tied(
+    baseline: Sequence[Row],
+    candidate: Sequence[Row],
+    pages: tuple[GoldPages, GoldPages] | None = None,
+) -> bool:
     """Whether the paired test cannot tell ``candidate`` from ``baseline``: the sign test of
     its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses no more gold
-    pages than it finds.
+    pages than it finds — on ``pages`` (the baseline's and the candidate's, such as their
+    first searches over more questions) when given, else on the rows' own searches.
 
     Raises:
         ValueError: the two did not answer the same questions.
     """
     wins, losses = paired_outcomes(baseline, candidate)
-    found, missed = gold_pages_paired(baseline, candidate)
+    was, new = pages or (gold_pages_of(baseline), gold_pages_of(candidate))
+    found, missed = gold_pages_paired(was, new)
     return sign_test(losses, wins) > TIE_P_VALUE and missed <= found
 
 
@@ -105,6 +119,9 @@ class CostedCandidate(BaseModel):
     prompt_tokens_evaluated: float
     generated_tokens: float
     gold_hit: float | None = None
+    page_questions: int | None = None
+    """The questions ``gold_hit`` and the gold pages found and missed count (None: the
+    answered questions)."""
     wins: int
     losses: int
     gold_found: int = 0
@@ -113,8 +130,9 @@ class CostedCandidate(BaseModel):
 
     def describe(self) -> str:
         """One line: key, accuracy, s/question, and the verdict against the most accurate."""
+        over = f" of {self.page_questions} first searches" if self.page_questions else ""
         pages = (
-            f", gold pages {self.gold_found} found, {self.gold_missed} missed"
+            f", gold pages {self.gold_found} found, {self.gold_missed} missed{over}"
             if self.gold_hit is not None
             else ""
         )
@@ -125,26 +143,37 @@ class CostedCandidate(BaseModel):
         )
 
 
-def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedCandidate]:
+def cheapest_tied(
+    rows: Mapping[str, Sequence[Row]],
+    start: str,
+    pages: Mapping[str, GoldPages] | None = None,
+) -> list[CostedCandidate]:
     """Every structure of ``rows`` (by key, the same questions each) with its verdict: the
     most accurate (more gold pages found, then fewer seconds breaking a tie) and those tied
     with it are candidates, and the cheapest of them is ``kept``; the rest are ``worse``.
-    Best first: kept, then by accuracy and seconds.
+    Gold pages are counted on ``pages`` (by key, the same questions each) when given, else
+    on the rows' own searches. Best first: kept, then by accuracy and seconds.
 
     Raises:
-        ValueError: the structures did not answer the same questions, or ``start`` has none.
+        ValueError: the structures did not answer the same questions, ``start`` has none,
+            or ``pages`` misses a structure.
     """
     if start not in rows:
         raise ValueError(f"no rows of the start structure {start!r}")
+    if pages is not None and set(rows) - set(pages):
+        raise ValueError(f"no gold pages of {sorted(set(rows) - set(pages))}")
+    found_pages = pages or {key: gold_pages_of(answered) for key, answered in rows.items()}
     costed = {key: _costed(answered, rows[start]) for key, answered in rows.items()}
+    hit_rate = {key: _hit_rate(found_pages[key]) for key in rows}
     best = min(
-        costed, key=lambda key: (-costed[key][0], -(costed[key][2] or 0), costed[key][1].seconds)
+        costed, key=lambda key: (-costed[key][0], -(hit_rate[key] or 0), costed[key][1].seconds)
     )
     candidates = []
     for key, answered in rows.items():
         wins, losses = paired_outcomes(rows[best], answered)
-        found, missed = gold_pages_paired(rows[best], answered)
-        accuracy, cost, hit = costed[key]
+        compared = (found_pages[best], found_pages[key])
+        found, missed = gold_pages_paired(*compared)
+        accuracy, cost = costed[key]
         candidates.append(
             CostedCandidate(
                 key=key,
@@ -153,12 +182,13 @@ def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedC
                 seconds=round(cost.seconds, 2),
                 prompt_tokens_evaluated=round(cost.prompt_tokens_evaluated, 1),
                 generated_tokens=round(cost.generated_tokens, 1),
-                gold_hit=hit,
+                gold_hit=hit_rate[key],
+                page_questions=len(found_pages[key]) if pages is not None else None,
                 wins=wins,
                 losses=losses,
                 gold_found=found,
                 gold_missed=missed,
-                verdict="tied" if tied(rows[best], answered) else "worse",
+                verdict="tied" if tied(rows[best], answered, compared) else "worse",
             )
         )
     kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)
@@ -167,17 +197,18 @@ def cheapest_tied(rows: Mapping[str, Sequence[Row]], start: str) -> list[CostedC
     return sorted(candidates, key=lambda c: (order[c.verdict], -c.accuracy, c.seconds))
 
 
-def _costed(rows: Sequence[Row], start: Sequence[Row]) -> tuple[float, PricedCost, float | None]:
-    """Accuracy, mean cold cost per question and gold-page hit rate of ``rows``."""
+def _costed(rows: Sequence[Row], start: Sequence[Row]) -> tuple[float, PricedCost]:
+    """Accuracy and mean cold cost per question of ``rows``."""
     costs = priced_rows(rows, start)
-    hits = [float(r.gold_retrieved) for r in rows if r.gold_retrieved is not None]
     mean = PricedCost(
         seconds=statistics.mean(c.seconds for c in costs),
         prompt_tokens_evaluated=statistics.mean(c.prompt_tokens_evaluated for c in costs),
         generated_tokens=statistics.mean(c.generated_tokens for c in costs),
     )
-    return (
-        statistics.mean(r.score for r in rows),
-        mean,
-        round(statistics.mean(hits), 4) if hits else None,
-    )
+    return statistics.mean(r.score for r in rows), mean
+
+
+def _hit_rate(pages: GoldPages) -> float | None:
+    """The share of questions with a gold page known where one was found."""
+    hits = [float(hit) for hit in pages.values() if hit is not None]
+    return round(statistics.mean(hits), 4) if hits else None

@@ -8,8 +8,10 @@ questions searching it, with the kept structure (the start) and with each single
 :data:`OPEN_SPACE`, then with the start changed in every option whose change the paired test
 could not tell from the start and that cost less; every structure shares one response cache
 (empty at the stage's start, so the start's costs are its own) and is priced cold
-(:mod:`~filingqa.optimizers.cost_selection`). The cheapest of the structures the test cannot
-tell from the most accurate is kept. The options searched here act only over an index, or
+(:mod:`~filingqa.optimizers.cost_selection`). Gold pages are weighed on more questions than
+are answered when the settings name ``open_pages``: each structure's first search alone over
+them (:mod:`~filingqa.optimizers.search_pages`). The cheapest of the structures the test
+cannot tell from the most accurate is kept. The options searched here act only over an index, or
 only on questions asking why or how, so the gold-context choice stands: votes over searched
 evidence are their own option (``searched_samples``).
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.artifacts.compiled import read_reranker
 from filingqa.artifacts.manifest import PROGRAM_FILE
 from filingqa.core.cache import fresh_dspy_cache
 from filingqa.evaluation.modes import Mode, searching_program
@@ -32,10 +35,12 @@ from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
 from filingqa.optimizers.cost_selection import (
     CostedCandidate,
+    GoldPages,
     cheapest_tied,
     priced_rows,
     tied,
 )
+from filingqa.optimizers.search_pages import searched_gold_pages
 from filingqa.optimizers.structure_search import (
     ModeOf,
     SearchSpace,
@@ -45,19 +50,22 @@ from filingqa.optimizers.structure_search import (
     changes,
 )
 from filingqa.program.financial_qa import FinancialQA
+from filingqa.retrieval.search.rerank import Reranker
 
 OPEN_DIR = "open"
+PAGES_DIR = "pages"
 OPEN_SPACE: SearchSpace = {
     "searched_samples": (1,),
     "curation": (False,),
     "query_writing": (False,),
-    "hypotheses": (1,),
+    "hypotheses": (1, 0),
     "decompose": (False,),
     "k": (5,),
     "explanations": ("quoted",),
 }
 """Each LM step of the retrieved path switched to its cheap alternative (one vote where the
-gold-context choice votes more), and fewer passages."""
+gold-context choice votes more; query writing down to one hypothetical passage, or to the
+rewrite alone), and fewer passages."""
 
 
 class OpenCorpusStage(BaseModel):
@@ -68,6 +76,7 @@ class OpenCorpusStage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     questions: int = 0
+    page_questions: int = 0
     index: str | None = None
     candidates: list[CostedCandidate] = []
     structure: Structure | None = None
@@ -80,7 +89,7 @@ class OpenCorpusStage(BaseModel):
         if self.structure is None:
             return f"skipped: {self.skipped}"
         kept = next(c for c in self.candidates if c.verdict == "kept")
-        return f"kept {kept.describe()} on {self.questions} questions"
+        return f"kept {kept.describe()} on {self.questions} answered questions"
 
 
 def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, OpenCorpusStage]:
@@ -90,6 +99,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     if not plan.open_dev or plan.open_index is None:
         return kept, OpenCorpusStage(skipped=plan.open_skipped or "no open-corpus questions")
     state = kept.program.dump_state()
+    reranker = read_reranker(run.out)
     start = kept.structure
     rows_dir = run.out / OPEN_DIR
     dataset = SplitSpec.parse(run.settings.open_dev[0]).dataset
@@ -97,7 +107,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     with fresh_dspy_cache(), opened as corpus:
 
         def answered(structures: Sequence[Structure]) -> dict[str, list[Row]]:
-            programs = {s.key: _program(s, state, kept) for s in structures}
+            programs = {s.key: _program(s, state, kept, reranker) for s in structures}
             return answer_by_question(
                 programs,
                 plan.open_dev,
@@ -108,24 +118,38 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
                 desc="open corpus",
             )
 
+        def searched(structures: Sequence[Structure]) -> dict[str, GoldPages] | None:
+            if not plan.open_pages:
+                return None
+            return searched_gold_pages(
+                {s.key: _program(s, state, kept, reranker) for s in structures},
+                plan.open_pages,
+                corpus,
+                pages_dir=rows_dir / PAGES_DIR,
+                progress=run.progress,
+            )
+
         tried = candidates(start, OPEN_SPACE, worked_examples=False)
         rows = answered(tried)
-        mixed = cheaper_together(start, tried, rows)
+        pages = searched(tried)
+        mixed = cheaper_together(start, tried, rows, pages)
         if mixed is not None and mixed.key not in rows:
             rows |= answered([mixed])
-    verdicts = cheapest_tied(rows, start.key)
+            pages = None if pages is None else pages | (searched([mixed]) or {})
+    verdicts = cheapest_tied(rows, start.key, pages)
     chosen = next(c.key for c in verdicts if c.verdict == "kept")
     structure = next(s for s in [*tried, *([mixed] if mixed else [])] if s.key == chosen)
     asked = [row for structure_rows in rows.values() for row in structure_rows]
     stage = OpenCorpusStage(
         questions=len(plan.open_dev),
+        page_questions=len(plan.open_pages),
         index=run.settings.open_index,  # as given: a name under the home, no machine path
         candidates=verdicts,
         structure=structure,
         lm_calls=sum(r.lm_calls - r.cached_calls for r in asked),
         seconds=round(sum(r.seconds for r in asked), 1),  # every run's, when resumed
     )
-    program = _program(structure, state, kept)
+    program = _program(structure, state, kept, reranker)
     program.save(str(run.out / PROGRAM_FILE))  # with the predictors the structure adds
     return (
         KeptProgram(
@@ -139,23 +163,30 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
 
 
 def cheaper_together(
-    start: Structure, tried: Sequence[Structure], rows: Mapping[str, Sequence[Row]]
+    start: Structure,
+    tried: Sequence[Structure],
+    rows: Mapping[str, Sequence[Row]],
+    pages: Mapping[str, GoldPages] | None = None,
 ) -> Structure | None:
-    """The start with every single change the paired test cannot tell from it that cost
-    less than it, priced cold; None unless at least two options changed."""
+    """The start with every single change the paired test cannot tell from it (on
+    ``pages`` when given, see :func:`~filingqa.optimizers.cost_selection.tied`) that cost
+    less than it, priced cold (of an option's values, the cheapest such); None unless at
+    least two options changed."""
     start_rows = rows[start.key]
-    start_cost = _seconds(start_rows, start_rows)
-    update: dict[str, Any] = {}
+    cheapest: dict[str, tuple[float, Any]] = {}
     for structure in tried:
         changed = changes(structure, start)
         if len(changed) != 1:
             continue
-        cheaper = _seconds(rows[structure.key], start_rows) < start_cost
-        if tied(start_rows, rows[structure.key]) and cheaper:
-            (name,) = changed
-            update[name] = getattr(structure, name)
-    if len(update) < 2:
+        (name,) = changed
+        cost = _seconds(rows[structure.key], start_rows)
+        compared = (pages[start.key], pages[structure.key]) if pages is not None else None
+        cheaper = cost < cheapest.get(name, (_seconds(start_rows, start_rows), None))[0]
+        if cheaper and tied(start_rows, rows[structure.key], compared):
+            cheapest[name] = (cost, getattr(structure, name))
+    if len(cheapest) < 2:
         return None
+    update = {name: value for name, (_, value) in cheapest.items()}
     return Structure.model_validate(start.model_dump() | update)
 
 
@@ -164,13 +195,18 @@ def _seconds(rows: Sequence[Row], start: Sequence[Row]) -> float:
     return statistics.mean(cost.seconds for cost in priced_rows(rows, start))
 
 
-def _program(structure: Structure, state: dict[str, Any], kept: KeptProgram) -> FinancialQA:
+def _program(
+    structure: Structure, state: dict[str, Any], kept: KeptProgram, reranker: Reranker | None
+) -> FinancialQA:
     """A program of ``structure`` carrying the kept program's state (a predictor the kept
-    program has not, such as the quoted explanations', starts as it is)."""
+    program has not, such as the quoted explanations', starts as it is) and searching
+    reranked by the compile's ``reranker`` when it trained one."""
     program = structure.build(kept.worked_examples)
     own = program.dump_state()
     program.load_state(own | {name: value for name, value in state.items() if name in own})
     program.structure = structure
+    if reranker is not None:
+        program.reranker = reranker
     return program
 
 

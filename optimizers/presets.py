@@ -56,6 +56,9 @@ class OptimizerSettings(BaseModel):
     open_dev: list[str] = []
     """The open-corpus stage's questions (``name:split[:n]``), answered searching
     ``open_index`` (none: no such stage; :mod:`~filingqa.optimizers.open_corpus_stage`)."""
+    open_pages: list[str] = []
+    """The questions (``name:split[:n]``) on which the stage checks each structure's first
+    search alone for gold pages (none: on the answered questions' own searches)."""
     open_index: str = "financebench"
     """The index they search: a name under ``FILINGQA_HOME/indexes``, or a directory."""
     seed: int = 0
@@ -95,6 +98,7 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             calibration_questions=12 * scale,
             pool=["tatqa:dev"],
             open_dev=[f"financebench:dev:{12 * scale}"],
+            open_pages=["financebench:dev"],
             threads=1 if local else 8,
         )
     if local:

@@ -65,6 +65,16 @@ class EvidenceGatherer(dspy.Module):
         self.curates = curation
 
     def forward(self, state: QuestionState) -> FinalAnswer | None:
+        found = self.search(state)
+        if isinstance(found, FinalAnswer):
+            return found
+        if self.curates:
+            self._curate(state, _handle(state), found)
+        return None
+
+    def search(self, state: QuestionState) -> Retrieved | FinalAnswer:
+        """The first search, before curation: its passages added to the evidence buffer, or
+        the answer the question stops with."""
         search = _handle(state)
         if state.company and not _covers(search, state.company):
             return _not_indexed(state, state.company)
@@ -78,9 +88,7 @@ class EvidenceGatherer(dspy.Module):
             return _not_indexed(state, found.company)
         state.tried += found.queries
         state.evidence.add(found.passages, RETRIEVED)
-        if self.curates:
-            self._curate(state, search, found)
-        return None
+        return found
 
     def _retrieve(
         self, state: QuestionState, search: SearchHandle, sub_questions: list[str]

@@ -194,6 +194,18 @@ class FinancialQA(dspy.Module):
         context = contextvars.copy_context()
         return await asyncio.to_thread(lambda: context.run(self.forward, question, **inputs))
 
+    def first_search(self, question: str, search: SearchHandle) -> list[Passage]:
+        """The passages the first search for ``question`` retrieves as :meth:`forward`
+        would run it (decomposition and query writing as switched), with no curation,
+        reasoning or checks after it, and one reading ([] when the question stops first)."""
+        trace = Trace()
+        question = clean_question(question)
+        sources = screened_sources(None, search, None, None, trace)
+        route = self._route(question, trace)
+        state = QuestionState.start(question, route, sources, self.evidence_chars, trace)
+        found = self.gather.search(state)
+        return [] if isinstance(found, FinalAnswer) else found.passages
+
     def _solve(self, sources: Sources, question: str, trace: Trace) -> FinalAnswer:
         """One reading: route → evidence → reason, verify, revise → anti-refusal → answer."""
         state = QuestionState.start(

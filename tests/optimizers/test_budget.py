@@ -10,6 +10,9 @@ from filingqa.optimizers.budget import (
     OPEN_CALL_WEIGHT,
     OPEN_CALLS_PER_QUESTION,
     OPEN_FRESH_SHARE,
+    PAGE_CALL_WEIGHT,
+    PAGE_CHECK_CALLS,
+    PAGE_CHECK_VARIANT_CALLS,
     call_seconds,
     estimate,
     re_estimate,
@@ -107,3 +110,14 @@ def test_the_open_corpus_stage_is_priced_at_its_longer_calls() -> None:
     assert f"≈ {calls:>5} LM calls (each ≈ {OPEN_CALL_WEIGHT:g} average calls)" in (
         with_open.describe()
     )
+
+
+def test_the_page_check_prices_the_query_writing_of_the_questions_not_answered() -> None:
+    settings = preset("structure", "light", local=True)
+    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
+    answered, checked = sized(open_questions=12), sized(open_questions=12, page_questions=48)
+    assert "open-corpus pages" not in answered.calls
+    calls = checked.calls["open-corpus pages"]
+    assert calls == math.ceil(36 * PAGE_CHECK_CALLS + 48 * PAGE_CHECK_VARIANT_CALLS)
+    extra = checked.minutes - answered.minutes
+    assert extra == pytest.approx(calls * PAGE_CALL_WEIGHT * checked.seconds_per_call / 60)

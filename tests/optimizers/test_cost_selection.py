@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from filingqa.lm.trace import Step
-from filingqa.optimizers.cost_selection import TIE_P_VALUE, cheapest_tied, gold_pages_paired
+from filingqa.optimizers.cost_selection import (
+    TIE_P_VALUE,
+    cheapest_tied,
+    gold_pages_of,
+    gold_pages_paired,
+)
 
 from ..kit.data import judged_row
 
@@ -88,7 +93,28 @@ def test_a_cheaper_search_that_misses_a_gold_page_is_not_a_tie() -> None:
 def test_gold_pages_are_paired_only_where_both_recorded_one() -> None:
     start = answered([1, 1, 1], 1.0, hit=[True, False, True])
     other = [*answered([1, 1], 1.0, hit=[False, True]), judged_row(id="q2", score=1.0)]
-    assert gold_pages_paired(start, other) == (1, 1)
+    assert gold_pages_paired(gold_pages_of(start), gold_pages_of(other)) == (1, 1)
+
+
+def test_pages_from_more_first_searches_decide_the_page_parity_when_given() -> None:
+    rows = {
+        "start": answered([1, 0, 1], 100.0, hit=True),
+        "query_writing=false": answered([1, 0, 1], 30.0, hit=True),  # no page missed here
+    }
+    searched = {
+        "start": {"q0": True, "q1": True, "s3": True, "s4": True, "s5": None},
+        "query_writing=false": {"q0": True, "q1": True, "s3": False, "s4": True, "s5": True},
+    }
+    by_rows = {c.key: c for c in cheapest_tied(rows, "start")}
+    by_pages = {c.key: c for c in cheapest_tied(rows, "start", searched)}
+    assert by_rows["query_writing=false"].verdict == "kept"
+    assert by_pages["query_writing=false"].verdict == "worse"  # missed s3 (s5: no gold known)
+    assert by_pages["start"].verdict == "kept"
+    assert (by_pages["query_writing=false"].gold_missed, by_pages["start"].gold_hit) == (1, 1.0)
+    described = by_pages["query_writing=false"].describe()
+    assert "gold pages 0 found, 1 missed of 5 first searches" in described
+    with pytest.raises(ValueError, match="no gold pages of"):
+        cheapest_tied(rows, "start", {"start": searched["start"]})
 
 
 def test_a_step_answered_from_the_cache_is_priced_at_the_starts() -> None:

@@ -16,7 +16,12 @@ from filingqa.lm.backbone import Backbone
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
 from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
-from filingqa.optimizers.open_corpus_stage import OPEN_DIR, OPEN_SPACE, choose_retrieval
+from filingqa.optimizers.open_corpus_stage import (
+    OPEN_DIR,
+    OPEN_SPACE,
+    PAGES_DIR,
+    choose_retrieval,
+)
 from filingqa.optimizers.presets import preset
 from filingqa.optimizers.structure_search import Structure, candidates
 from filingqa.program.financial_qa import FinancialQA
@@ -118,6 +123,7 @@ def run(tmp_path: Path) -> CompileRun:
             "dev": [f"tatqa:{SPLIT}:6"],
             "pool": [],
             "open_dev": ["financebench:dev"],
+            "open_pages": ["financebench:dev"],
             "open_index": str(index),
         }
     )
@@ -151,6 +157,8 @@ def test_the_plan_draws_the_open_questions_and_names_the_index(run: CompileRun) 
     assert len(plan.open_dev) == 3 and plan.open_index is not None
     assert "open corpus: 3 questions (financebench:dev) searching" in describe_plan(plan)
     assert "open-corpus search" in plan.estimate.calls
+    assert len(plan.open_pages) == 3 and "open-corpus pages" in plan.estimate.calls
+    assert "first search alone on 3 questions (financebench:dev)" in describe_plan(plan)
 
 
 def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: CompileRun) -> None:
@@ -167,6 +175,9 @@ def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: Compile
     assert not kept.structure.query_writing  # the costliest step went
     assert {"curation=false", "query_writing=false", "k=5"} <= set(verdicts)
     assert (run.out / OPEN_DIR / "start.jsonl").is_file()  # rows kept: a rerun resumes
+    assert stage.page_questions == 3 and all(c.page_questions == 3 for c in stage.candidates)
+    searched = {path.stem for path in (run.out / OPEN_DIR / PAGES_DIR).glob("*.json")}
+    assert searched == set(verdicts)  # every structure's first searches, kept
     saved = kept.structure.build()  # program.json holds every predictor the pick adds
     saved.load(str(run.out / PROGRAM_FILE))
     assert set(saved.dump_state()) == set(kept.program.dump_state())
