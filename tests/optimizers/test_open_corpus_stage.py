@@ -5,13 +5,14 @@ test cannot tell from the most accurate is kept, and the compile's manifest says
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
 import dspy
 import pytest
 
-from filingqa.artifacts.manifest import PROGRAM_FILE, Selection
+from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, Selection
 from filingqa.lm.backbone import Backbone
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
 from filingqa.optimizers.compile_records import KeptProgram
@@ -26,6 +27,8 @@ from filingqa.optimizers.presets import preset
 from filingqa.optimizers.structure_search import Structure, candidates
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval.index.build import build_index
+from filingqa.retrieval.search.pipeline import FilingSearch
+from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
 from ..kit.lm import Rule, marker_lm
 from ..kit.replies import (
@@ -181,6 +184,24 @@ def test_the_cheapest_structure_tied_with_the_most_accurate_is_kept(run: Compile
     saved = kept.structure.build()  # program.json holds every predictor the pick adds
     saved.load(str(run.out / PROGRAM_FILE))
     assert set(saved.dump_state()) == set(kept.program.dump_state())
+
+
+def test_the_stage_searches_reranked_by_the_reranker_the_compile_trained(
+    run: CompileRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(shipped_artifact_dir(), run.out / RERANKER_DIR)  # as stage 4 leaves it
+    used: list[Reranker | None] = []
+    reranked = FilingSearch.with_reranker
+
+    def recording(search: FilingSearch, reranker: Reranker | None) -> FilingSearch:
+        used.append(reranker)
+        return reranked(search, reranker)
+
+    monkeypatch.setattr(FilingSearch, "with_reranker", recording)
+    with dspy.context(lm=run.lm, adapter=dspy.JSONAdapter()):
+        kept, _ = choose_retrieval(run, kept_start())
+    assert used and all(r is not None and r.trained for r in used)
+    assert kept.program.reranker.trained  # the kept program searches as the stage did
 
 
 def test_without_the_index_the_stage_is_skipped_and_says_how_to_build_it(
