@@ -201,8 +201,8 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
         if plan.open_pages:
             lines.append(
                 f"  open-corpus pages: each structure's first search alone on "
-                f"{len(plan.open_pages)} questions ({', '.join(s.open_pages)}) misses no more "
-                "gold pages than it finds against the most accurate"
+                f"{len(plan.open_pages)} questions ({', '.join(s.open_pages)}) misses at most "
+                "one gold page more than it finds against the most accurate"
             )
     elif plan.open_skipped:
         lines.append(f"  open corpus: skipped ({plan.open_skipped})")

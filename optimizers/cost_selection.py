@@ -64,6 +64,10 @@ TIE_P_VALUE = 0.1
 losses against its wins gives a p-value at most this."""
 
 
+PAGE_TOLERANCE = 1
+"""A structure is told apart from the most accurate one when its searches miss the gold page
+on more than this many questions beyond those where they find it and the other's do not."""
+
 GoldPages = Mapping[str, bool | None]
 """By question id, whether a structure's searches found a gold page (None: none known)."""
 
@@ -91,8 +95,8 @@ def tied(
     pages: tuple[GoldPages, GoldPages] | None = None,
 ) -> bool:
     """Whether the paired test cannot tell ``candidate`` from ``baseline``: the sign test of
-    its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses no more gold
-    pages than it finds — on ``pages`` (the baseline's and the candidate's, such as their
+    its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses the gold page
+    on at most :data:`PAGE_TOLERANCE` more questions than it finds one — on ``pages`` (the baseline's and the candidate's, such as their
     first searches over more questions) when given, else on the rows' own searches.
 
     Raises:
@@ -101,7 +105,7 @@ def tied(
     wins, losses = paired_outcomes(baseline, candidate)
     was, new = pages or (gold_pages_of(baseline), gold_pages_of(candidate))
     found, missed = gold_pages_paired(was, new)
-    return sign_test(losses, wins) > TIE_P_VALUE and missed <= found
+    return sign_test(losses, wins) > TIE_P_VALUE and missed <= found + PAGE_TOLERANCE
 
 
 Verdict = Literal["kept", "tied", "worse"]
