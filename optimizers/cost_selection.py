@@ -96,8 +96,9 @@ def tied(
 ) -> bool:
     """Whether the paired test cannot tell ``candidate`` from ``baseline``: the sign test of
     its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses the gold page
-    on at most :data:`PAGE_TOLERANCE` more questions than it finds one — on ``pages`` (the baseline's and the candidate's, such as their
-    first searches over more questions) when given, else on the rows' own searches.
+    on at most :data:`PAGE_TOLERANCE` more questions than it finds one — on ``pages`` (the
+    baseline's and the candidate's, such as their first searches over more questions) when
+    given, else on the rows' own searches.
 
     Raises:
         ValueError: the two did not answer the same questions.
