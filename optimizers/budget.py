@@ -44,22 +44,26 @@ OPEN_CALL_WEIGHT = 1.5
 """An open-corpus call in average compile calls: it evaluates about 925 prompt tokens and
 generates about 131 (the FinanceBench report rows, docs/compiling.md) against the average
 call's 546 and 105."""
+OPEN_START_ANSWERS = 2.2
+"""The start's answer over an index in answers of the uncompiled program: the gold-context
+pick decodes its votes over searched evidence too (five, in both compiles' picks)."""
 OPEN_FRESH_SHARE: dict[str, float] = {
-    "searched_samples": 0.05,
-    "curation": 0.3,
-    "query_writing": 0.85,
-    "hypotheses": 1.5,
-    "decompose": 0.2,
-    "k": 0.6,
-    "explanations": 0.05,
+    "searched_samples": 0.02,
+    "curation": 0.03,
+    "query_writing": 0.6,
+    "hypotheses": 0.5,
+    "decompose": 0.15,
+    "k": 0.55,
+    "explanations": 0.01,
     "combined": 0.35,
 }
 """For each option the open-corpus stage changes (all its values together; and the changes
 combined), about the share of a start's answer it asks afresh: what it does not repeat of
-the start's requests."""
-PAGE_CHECK_CALLS = 2.25
+the start's requests (a changed search redoes the reading and its votes)."""
+PAGE_CHECK_CALLS = 3.25
 """The query-writing calls of the start's first search for a question the stage has not
-answered: a rewrite, the hypothetical passages, and a decomposition for about a quarter."""
+answered, in query-writing calls: a rewrite, the hypothetical passages (often cut at their
+token limit), and a decomposition for about a quarter."""
 PAGE_CHECK_VARIANT_CALLS = 1.0
 """The fresh calls per question of the page check's other structures together: one set of
 hypothetical passages of another length (the rest repeat the start's requests or write no
@@ -224,7 +228,7 @@ def estimate(
     looped = min(calibration_looped, calibration) if ran_loops else 0
     weights = {}
     if open_questions:
-        answers = 1 + sum(OPEN_FRESH_SHARE.values())
+        answers = OPEN_START_ANSWERS * (1 + sum(OPEN_FRESH_SHARE.values()))
         stages["open-corpus search"] = open_questions * OPEN_CALLS_PER_QUESTION * answers
         weights["open-corpus search"] = OPEN_CALL_WEIGHT
     if page_questions:

@@ -10,6 +10,7 @@ from filingqa.optimizers.budget import (
     OPEN_CALL_WEIGHT,
     OPEN_CALLS_PER_QUESTION,
     OPEN_FRESH_SHARE,
+    OPEN_START_ANSWERS,
     PAGE_CALL_WEIGHT,
     PAGE_CHECK_CALLS,
     PAGE_CHECK_VARIANT_CALLS,
@@ -104,7 +105,8 @@ def test_the_open_corpus_stage_is_priced_at_its_longer_calls() -> None:
     without, with_open = sized(), sized(open_questions=12)
     assert "open-corpus search" not in without.calls
     calls = with_open.calls["open-corpus search"]
-    assert calls == math.ceil(12 * OPEN_CALLS_PER_QUESTION * (1 + sum(OPEN_FRESH_SHARE.values())))
+    answers = OPEN_START_ANSWERS * (1 + sum(OPEN_FRESH_SHARE.values()))
+    assert calls == math.ceil(12 * OPEN_CALLS_PER_QUESTION * answers)
     extra = with_open.minutes - without.minutes
     assert extra == pytest.approx(calls * OPEN_CALL_WEIGHT * with_open.seconds_per_call / 60)
     assert f"≈ {calls:>5} LM calls (each ≈ {OPEN_CALL_WEIGHT:g} average calls)" in (
