@@ -236,6 +236,14 @@ def paired_results(settings: EvalSettings) -> list[Paired]:
     return compare_all(rows)
 
 
+def shared_path(path: Path | None) -> str | None:
+    """``path`` without the machine's part: as given when relative, else its folder and
+    name (``artifacts/qwen-local``)."""
+    if path is None or not path.is_absolute():
+        return None if path is None else path.as_posix()
+    return Path(*path.parts[-2:]).as_posix()
+
+
 def _restore(published: Path, rows_path: Path, records: list[QARecord], progress: bool) -> None:
     """Bring ``rows_path`` the published rows it lacks, then publish the rows only it had."""
     restored = restore_missing(published, rows_path, records)
@@ -276,4 +284,5 @@ def _write_results(
         shared = {key: results[key] for key in ("contexts", "summaries", "paired")}
         local = {"out_dir", "json_out", "index", "publish"}
         shared["settings"] = settings.model_dump(mode="json", exclude=local)
+        shared["settings"]["program"] = shared_path(settings.program)
         (settings.publish / "results.json").write_text(json.dumps(shared, indent=2))

@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from filingqa.evaluation.command import EvalSettings, run_evaluation
+from filingqa.evaluation.command import EvalSettings, run_evaluation, shared_path
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.evaluation.published import (
     RESTORED_REASON,
@@ -51,6 +51,12 @@ def test_published_rows_keep_the_run_and_leave_out_the_dataset_text(
     results = json.loads((publish / "results.json").read_text())
     assert results["summaries"]["naive-rag"]["questions"] == 2
     assert "out_dir" not in results["settings"]  # no machine paths
+
+
+def test_a_published_artifact_path_keeps_its_folder_and_name_only() -> None:
+    assert shared_path(Path("/home/me/filingqa/artifacts/qwen-local")) == "artifacts/qwen-local"
+    assert shared_path(Path("artifacts/qwen-local")) == "artifacts/qwen-local"
+    assert shared_path(None) is None
 
 
 def test_a_run_on_another_machine_restores_the_published_rows_and_goes_on(
