@@ -239,9 +239,9 @@ def paired_results(settings: EvalSettings) -> list[Paired]:
 def shared_path(path: Path | None) -> str | None:
     """``path`` without the machine's part: as given when relative, else its folder and
     name (``artifacts/qwen-local``)."""
-    if path is None or not path.is_absolute():
-        return None if path is None else path.as_posix()
-    return Path(*path.parts[-2:]).as_posix()
+    if path is None:
+        return None
+    return (Path(*path.parts[-2:]) if path.is_absolute() else path).as_posix()
 
 
 def _restore(published: Path, rows_path: Path, records: list[QARecord], progress: bool) -> None:
