@@ -283,6 +283,6 @@ def _write_results(
     if settings.publish is not None:  # no machine paths
         shared = {key: results[key] for key in ("contexts", "summaries", "paired")}
         local = {"out_dir", "json_out", "index", "publish"}
-        shared["settings"] = settings.model_dump(mode="json", exclude=local)
-        shared["settings"]["program"] = shared_path(settings.program)
+        shared_settings = settings.model_dump(mode="json", exclude=local)
+        shared["settings"] = shared_settings | {"program": shared_path(settings.program)}
         (settings.publish / "results.json").write_text(json.dumps(shared, indent=2))
