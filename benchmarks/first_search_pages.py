@@ -35,9 +35,7 @@ def plain_search(artifact: FinancialQA, k: int) -> FinancialQA:
     reranked by the artifact's reranker."""
     manifest = artifact.manifest
     options = manifest.program_options | {"loop": manifest.loop, "k": k, **NO_QUERY_WRITING}
-    structure = Structure.model_validate(options)
-    program = structure.build()
-    program.structure = structure
+    program = Structure.model_validate(options).build()
     program.reranker = artifact.reranker
     return program
 
