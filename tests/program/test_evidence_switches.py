@@ -1,8 +1,8 @@
 """The LM steps of the retrieved-context path, each switched by an option to a cheap
 alternative, change what is sent: decomposition, query writing (Multi-HyDE and its number of
 hypotheses), curation, PoT's votes over searched evidence, and explanations quoted instead of
-written; and a yes/no whose
-deciding figure fails the quote check is still given, marked unverified."""
+written; none of them changes what a figure asked over gold context sends; and a yes/no
+whose deciding figure fails the quote check is still given, marked unverified."""
 
 from __future__ import annotations
 
@@ -104,6 +104,35 @@ def test_votes_over_searched_evidence_are_their_own_option(searched_samples, wri
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         FinancialQA(**options)(question=QUESTION, passages=[CASH_FLOW])  # type: ignore[arg-type]
     assert lm.engine.count(WRITE) == 3  # gold context: the gold-context choice's votes
+
+
+OVER_AN_INDEX = {
+    "k": 5,
+    "hypotheses": 1,
+    "searched_samples": 1,
+    "decompose": False,
+    "query_writing": False,
+    "curation": False,
+    "explanations": "quoted",
+}
+
+
+@pytest.mark.parametrize("changed", sorted(OVER_AN_INDEX))
+def test_over_gold_context_a_numeric_question_is_sent_the_same_whatever_the_search(
+    changed,
+) -> None:
+    """The options the compile's open-corpus stage chooses cannot change gold-context
+    answering: a figure asked over given passages sends the same requests."""
+
+    def prompts(**options: object) -> list[str]:
+        lm = marker_lm(GATHERING)
+        with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+            qa = FinancialQA(samples=3, router=loop_router("always"), **options)  # type: ignore[arg-type]
+            final = qa(question=QUESTION, passages=[MDNA, CASH_FLOW]).final
+        assert final.value == pytest.approx(399.8)
+        return sorted(lm.engine.prompts)
+
+    assert prompts(**{changed: OVER_AN_INDEX[changed]}) == prompts()
 
 
 def test_votes_over_searched_evidence_must_be_at_least_one() -> None:
