@@ -1,17 +1,14 @@
-"""A plain-text filing as one question's evidence: split into cited passages, the most
-relevant selected within the evidence budget.
+"""A plain-text filing as one question's evidence, split into cited passages.
 
 Pages are separated by form feeds and tables written as markdown pipes; each table and text
-block becomes a passage that keeps its page, and BM25 picks the passages a question reads
-when the filing does not fit the budget.
+block becomes a passage that keeps its page (:func:`~filingqa.evidence.selection.select`
+picks the ones a question reads when the filing does not fit the budget).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
-
-import bm25s
 
 from filingqa.records.documents import Passage
 
@@ -30,37 +27,6 @@ def split_filing(text: str, doc: str) -> list[Passage]:
                 Passage(id=passage_id, doc_id=doc, page=page_number, kind=kind, text=block)
             )
     return passages
-
-
-def select(question: str, passages: list[Passage], budget_chars: int) -> list[Passage]:
-    """Passages in BM25 order until ``budget_chars`` is filled, returned in filing order.
-
-    A filing that fits the budget is returned whole, so a question phrased differently from
-    the filing's line items (capital expenditures vs purchases of property and equipment)
-    still sees the table that answers it.
-    """
-    if sum(len(p.text) for p in passages) <= budget_chars:
-        return list(passages)
-    chosen: list[int] = []
-    used = 0
-    for index in _bm25_order(question, passages):
-        if used + len(passages[index].text) > budget_chars and chosen:
-            break
-        chosen.append(index)
-        used += len(passages[index].text)
-    return [passages[i] for i in sorted(chosen)]
-
-
-def _bm25_order(question: str, passages: list[Passage]) -> list[int]:
-    """Passage indices from most to least relevant to ``question`` by BM25."""
-    retriever = bm25s.BM25()
-    retriever.index(
-        bm25s.tokenize([p.text for p in passages], show_progress=False), show_progress=False
-    )
-    hits, _ = retriever.retrieve(
-        bm25s.tokenize([question], show_progress=False), k=len(passages), show_progress=False
-    )
-    return [int(i) for i in hits[0]]
 
 
 def _blocks(page: str) -> list[tuple[Literal["table", "text"], str]]:

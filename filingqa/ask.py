@@ -22,8 +22,9 @@ from filingqa.checks.formulas import formula_note
 from filingqa.checks.inputs import clean_question, question_problem
 from filingqa.checks.screening import screen
 from filingqa.checks.units import display_value
-from filingqa.evidence.plain_filing import select, split_filing
+from filingqa.evidence.plain_filing import split_filing
 from filingqa.evidence.render import fit, render
+from filingqa.evidence.selection import select
 from filingqa.lm.backbone import adapter_for
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.pot import ProgramOfThought

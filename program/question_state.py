@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from filingqa.checks.screening import ScreenedSearch, screen
 from filingqa.evidence.buffer import EvidenceBuffer
+from filingqa.evidence.selection import select
 from filingqa.lm.trace import Step, Trace
 from filingqa.records import Passage
 from filingqa.records.search_handle import SearchHandle
@@ -54,12 +55,19 @@ class QuestionState:
         evidence_chars: int,
         trace: Trace,
     ) -> QuestionState:
-        """The state before any search: carried and given passages in the buffer."""
+        """The state before any search: carried and given passages in the buffer; given
+        passages longer than ``evidence_chars`` are cut to the tables and the paragraphs
+        most relevant to ``question`` (:func:`~filingqa.evidence.selection.select`)."""
         evidence = EvidenceBuffer(evidence_chars)
         evidence.add(sources.carried or [], CARRIED)
         if sources.passages is not None:
-            evidence.add(sources.passages, CURATED)
+            given = select(question, sources.passages, evidence_chars, first=_is_table)
+            evidence.add(given, CURATED)
         return cls(question, route, evidence, trace, sources.search, sources.company)
+
+
+def _is_table(passage: Passage) -> bool:
+    return passage.kind == "table"
 
 
 def screened_sources(

@@ -1,6 +1,7 @@
 from filingqa.ask import sample_filing
-from filingqa.evidence.plain_filing import select, split_filing
+from filingqa.evidence.plain_filing import split_filing
 from filingqa.evidence.render import render
+from filingqa.evidence.selection import select
 
 FILING = (
     "ACME CORP\nAnnual report\n\fItem 7. MD&A\n\nRevenue grew on strong demand.\n\n"
@@ -37,11 +38,29 @@ def test_small_filing_is_selected_whole_in_order() -> None:
 def test_budget_keeps_the_most_relevant_passages_in_filing_order() -> None:
     passages = split_filing(FILING, "A")
     chosen = select("revenue 2024 table in millions", passages, budget_chars=120)
-    assert chosen[0].kind == "table"
-    assert sum(len(p.text) for p in chosen) <= 120 or len(chosen) == 1
+    assert "A:p2:tab1" in [p.id for p in chosen]
+    assert sum(len(p.text) for p in chosen) <= 120
     assert [p.id for p in chosen] == sorted(
         (p.id for p in chosen), key=[q.id for q in passages].index
     )
+
+
+def test_budget_fills_with_smaller_passages_after_one_that_does_not_fit() -> None:
+    passages = split_filing(FILING, "A")
+    table = passages[3]
+    chosen = select("revenue 2024 table in millions", passages, budget_chars=len(table.text) + 40)
+    assert table in chosen
+    assert len(chosen) > 1  # a short paragraph still fits beside the table
+
+
+def test_passages_picked_first_are_kept_before_more_relevant_ones() -> None:
+    passages = split_filing(FILING, "A")
+    table = passages[3]
+    question = "Revenue grew on strong demand; revenue is recognised on delivery"
+    budget = len(table.text) + 10
+    assert table not in select(question, passages, budget)
+    chosen = select(question, passages, budget, first=lambda p: p.kind == "table")
+    assert chosen[0] == table
 
 
 def test_render_shows_page_headers_and_no_ids() -> None:
