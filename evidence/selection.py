@@ -17,7 +17,8 @@ def select(
     first: Callable[[Passage], bool] | None = None,
 ) -> list[Passage]:
     """Passages in BM25 order (those ``first`` picks ahead of the rest) while they fit
-    ``budget_chars``, returned in their given order; the first passage is always kept.
+    ``budget_chars``, returned in their given order; the top-ranked one is kept even when it
+    alone is longer than the budget (the renderer cuts it).
 
     Passages that fit the budget are returned whole, so a question phrased differently from
     the line items it needs (capital expenditures vs purchases of property and equipment)
