@@ -2,13 +2,13 @@
 an arithmetic answer is computed, a span is looked up or quoted, a multi-span is a list, a
 count is counted.
 
-    python benchmarks/answer_form_guess_check.py --out benchmarks/runs/answer_form_guess.json \
-        [--slice tatqa-dev-tuning]
+    python benchmarks/answer_form_guess_check.py \
+        --out benchmarks/runs/answer-form-guess-tatqa-tuning.json [--slice tatqa-dev-tuning]
 
 ``answer_forms=guess`` routes by this guess alone (``router/answer_form_guess.py``), so a
 computation guessed as a stated figure is quoted instead of worked out. Prints the guessed
 forms per answer type and the questions whose guess sends them down another reasoning path;
-writes every question's guess as JSON.
+writes every question's guess as JSON (ids, not the dataset's text, so it can be committed).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def main() -> None:
     args = parser.parse_args()
 
     records = select_slice(load_dataset(DATASET), load_slice(args.slice, dataset=DATASET))
+    questions = {record.id: record.question for record in records}
     rows = []
     for record in records:
         guess = guess_answer_form(record.question)
@@ -40,7 +41,6 @@ def main() -> None:
         rows.append(
             {
                 "id": record.id,
-                "question": record.question,
                 "answer_type": kind,
                 "form": guess.form,
                 "confident": guess.confident,
@@ -58,7 +58,7 @@ def main() -> None:
     astray = [row for row in rows if not row["path_agrees"]]
     print(f"sent down another reasoning path: {len(astray)} of {len(rows)}")
     for row in astray:
-        print(f"  [{row['answer_type']} -> {row['form']}] {row['question']}")
+        print(f"  [{row['answer_type']} -> {row['form']}] {questions[str(row['id'])]}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"slice": args.slice, "questions": rows}, indent=1) + "\n")
 

@@ -2,7 +2,8 @@
 annotators marked as the answer's source (its paragraphs, and the table when the answer
 comes from it) that do not reach the reasoning prompt.
 
-    python benchmarks/gold_context_budget.py --out benchmarks/runs/gold_context_budget.json \
+    python benchmarks/gold_context_budget.py \
+        --out benchmarks/runs/gold-context-budget-tatqa-tuning.json \
         [--slice tatqa-dev-tuning] [--budget 4000 8000]
 
 A context longer than the budget loses passages. Compared, per budget: the passages in
