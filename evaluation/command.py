@@ -49,7 +49,7 @@ class EvalSettings(BaseModel):
 
     ``slice`` names a committed slice of the dataset (:mod:`~filingqa.evaluation.slices`)
     whose questions alone run, before ``where``, ``per_type`` (the first N questions of each
-    answer type) and ``limit``; ``context`` None means the
+    answer type), ``skip`` (leave out the first N) and ``limit``; ``context`` None means the
     dataset's default; ``index`` None means the dataset's default index directory;
     ``regrade`` grades the rows already written again;
     ``program`` is the compiled artifact the ``compiled`` settings run; ``fresh_cache``
@@ -66,6 +66,7 @@ class EvalSettings(BaseModel):
     lm: str
     judge_lm: str | None = None
     regrade: bool = False
+    skip: int = 0
     limit: int | None = None
     per_type: int | None = None
     slice: str | None = None
@@ -137,7 +138,8 @@ def check_slice(settings: EvalSettings) -> None:
 
 def evaluation_records(settings: EvalSettings, data_dir: str | None = None) -> list[QARecord]:
     """The records a run answers: the slice's (if any), then ``where``, then the first
-    ``per_type`` of each answer type, then ``limit``; in dataset order.
+    ``per_type`` of each answer type, then all but the first ``skip``, then ``limit``; in
+    dataset order.
 
     Raises:
         ValueError: no record is left, or the slice is not the dataset's.
@@ -147,10 +149,14 @@ def evaluation_records(settings: EvalSettings, data_dir: str | None = None) -> l
         records = select_slice(records, load_slice(settings.slice, dataset=settings.dataset))
     records = select_records(records, settings.where)
     records = first_of_each_type(records, settings.per_type) if settings.per_type else records
+    records = records[settings.skip :]
     records = records[: settings.limit] if settings.limit else records
     if not records:
         within = f" (slice {settings.slice})" if settings.slice else ""
-        raise ValueError(f"no records in {settings.dataset}{within} match {settings.where}")
+        skipped = f" after skipping {settings.skip}" if settings.skip else ""
+        raise ValueError(
+            f"no records in {settings.dataset}{within} match {settings.where}{skipped}"
+        )
     return records
 
 

@@ -1,5 +1,5 @@
-"""``filingqa eval --slice NAME``: only the slice's questions, in dataset order, with --where
-and --limit; a bad name is one error line before any LM loads (synthetic data and slices)."""
+"""``filingqa eval --slice NAME``: only the slice's questions, in dataset order, with --where,
+--skip and --limit; a bad name is one error line before any LM loads (synthetic data and slices)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,17 @@ def test_eval_slice_answers_only_the_slice_questions_in_dataset_order(
     assert f"{DATASET}, lm=local, slice={REPORT}, where={{'scale': ''}}" in capsys.readouterr().out
 
 
+def test_eval_skip_answers_a_later_block_of_the_same_questions(
+    sliced_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_lm
+) -> None:
+    lm = scripted_lm([fenced("result = 140"), fenced("result = 0")])
+    monkeypatch.setattr("filingqa.lm.backbone.get_lm", lambda *_, **__: lm)
+    out = tmp_path / "out"
+    args = eval_args(sliced_data, "--slice", REPORT, "--where", "scale=", "--skip", "1")
+    assert main([*args, "--limit", "2", "--out", str(out)]) == 0
+    assert [r.id for r in read_rows(out / "pot.jsonl")] == ["ctx4-lookup", "ctx7-lookup"]
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [
@@ -85,9 +96,23 @@ def test_eval_slice_that_is_not_the_dataset_s_is_one_error_line_naming_its_slice
     assert message in one_line_error(capsys)
 
 
-def test_eval_slice_is_refused_with_retrieval_mode(
-    sliced_data: Path, no_lm, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--slice", REPORT], "--slice chooses the questions to answer: not with --mode retrieval"),
+        (
+            ["--where", "scale=", "--skip", "2"],
+            "--where, --skip choose the questions to answer: not with --mode retrieval",
+        ),
+        (["--per-type", "3"], "--per-type chooses the questions to answer"),
+    ],
+)
+def test_eval_options_choosing_questions_are_refused_with_retrieval_mode(
+    sliced_data: Path,
+    no_lm,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    message: str,
 ) -> None:
-    args = ["eval", "--dataset", DATASET, "--mode", "retrieval", "--slice", REPORT]
-    assert main(args) == 2
-    assert "--slice chooses the questions to answer" in one_line_error(capsys)
+    assert main(["eval", "--dataset", DATASET, "--mode", "retrieval", *options]) == 2
+    assert message in one_line_error(capsys)

@@ -49,6 +49,13 @@ def add_parser(commands: Commands) -> None:
     run.add_argument("--json", type=Path, metavar="OUT", help="also write the results JSON to OUT")
     run.add_argument("--limit", type=positive_int, help="the first N matching questions")
     run.add_argument(
+        "--skip",
+        type=positive_int,
+        metavar="N",
+        help="leave out the first N matching questions (after --per-type, before --limit): "
+        "a later block of the same list, e.g. --skip 100 --limit 100 for questions 101-200",
+    )
+    run.add_argument(
         "--per-type",
         type=positive_int,
         metavar="N",
@@ -134,8 +141,11 @@ def _run(args: argparse.Namespace) -> int:
     from filingqa.lm.backbone import Backbone, get_lm
 
     modes = comma_list(args.mode)
-    if "retrieval" in modes and args.slice:
-        raise ValueError("--slice chooses the questions to answer: not with --mode retrieval")
+    if "retrieval" in modes and (choosing := _question_choosing_options(args)):
+        verb = "chooses" if len(choosing) == 1 else "choose"
+        raise ValueError(
+            f"{', '.join(choosing)} {verb} the questions to answer: not with --mode retrieval"
+        )
     if "retrieval" in modes:
         return _run_retrieval_eval(args, modes)
     if args.setting:
@@ -148,6 +158,7 @@ def _run(args: argparse.Namespace) -> int:
         judge_lm=args.judge_lm,
         regrade=args.regrade,
         program=args.program,
+        skip=args.skip or 0,
         limit=args.limit,
         per_type=args.per_type,
         slice=args.slice,
@@ -182,6 +193,18 @@ def _run(args: argparse.Namespace) -> int:
     written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
     print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
     return 0
+
+
+def _question_choosing_options(args: argparse.Namespace) -> list[str]:
+    """The given options that choose which questions are answered (``--mode retrieval`` scores
+    every question of the dataset, or its first ``--limit``)."""
+    given = {
+        "--slice": args.slice,
+        "--where": args.where,
+        "--per-type": args.per_type,
+        "--skip": args.skip,
+    }
+    return [name for name, value in given.items() if value]
 
 
 def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:

@@ -329,7 +329,7 @@ def test_summary_hit_rate_counts_only_rows_where_it_is_known() -> None:
     assert table[2].startswith("pot") and table[2].endswith("-  answered 1")
 
 
-def test_a_slice_selects_its_questions_in_dataset_order_before_where_and_limit(
+def test_a_slice_selects_its_questions_in_dataset_order_before_where_skip_and_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data_dir = write_data_dir(tmp_path / "data")
@@ -348,6 +348,14 @@ def test_a_slice_selects_its_questions_in_dataset_order_before_where_and_limit(
     assert [r.id for r in chosen] == ["ctx0-lookup", "ctx2-lookup", "ctx2-change", "ctx5-change"]
     where = settings.model_copy(update={"where": {"scale": "percent"}, "limit": 1})
     assert [r.id for r in evaluation_records(where, str(data_dir))] == ["ctx2-change"]
+    later = settings.model_copy(update={"skip": 1, "limit": 2})
+    assert [r.id for r in evaluation_records(later, str(data_dir))] == [
+        "ctx2-lookup",
+        "ctx2-change",
+    ]
+    past_the_end = settings.model_copy(update={"skip": 4})
+    with pytest.raises(ValueError, match=r"after skipping 4$"):
+        evaluation_records(past_the_end, str(data_dir))
     nothing = settings.model_copy(update={"where": {"scale": "million"}})
     with pytest.raises(ValueError, match=f"no records in tatqa:{SPLIT} \\(slice tatqa-{SPLIT}-"):
         evaluation_records(nothing, str(data_dir))
