@@ -51,6 +51,7 @@ def add_parser(commands: Commands) -> None:
     run.add_argument(
         "--skip",
         type=positive_int,
+        default=0,
         metavar="N",
         help="leave out the first N matching questions (after --per-type, before --limit): "
         "a later block of the same list, e.g. --skip 100 --limit 100 for questions 101-200",
@@ -158,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
         judge_lm=args.judge_lm,
         regrade=args.regrade,
         program=args.program,
-        skip=args.skip or 0,
+        skip=args.skip,
         limit=args.limit,
         per_type=args.per_type,
         slice=args.slice,
