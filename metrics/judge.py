@@ -1,4 +1,5 @@
-"""The strict judge: the numeric stage for number-like golds, an LLM (or exact match) otherwise."""
+"""The strict judge: deterministic stages first (numeric, pre-check, polarity, direction, span),
+an LLM (or exact match) for what they leave."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from filingqa.metrics.exact import exact_verdict
 from filingqa.metrics.judge_signature import JudgeAnswer
 from filingqa.metrics.numeric import numeric_verdict
 from filingqa.metrics.precheck import precheck
+from filingqa.metrics.short_answer import short_answer_verdict
 from filingqa.metrics.verdict import Verdict
 
 __all__ = ["StrictJudge", "Verdict"]
@@ -47,9 +49,11 @@ class StrictJudge:
 
     The numeric stage decides number-like golds; the pre-check
     (:func:`~filingqa.metrics.precheck.precheck`) zeroes plainly wrong answers (empty,
-    refusing, the opposite yes/no, a figure the gold lacks); ``lm`` grades the rest, held
-    to its own reason; with ``lm=None`` those fall back to a normalized exact/contains
-    match (stage ``"exact"``).
+    refusing, the opposite yes/no, a figure the gold lacks); the short-answer stage
+    (:func:`~filingqa.metrics.short_answer.short_answer_verdict`) decides yes/no,
+    directions, names and spans it can read word by word; ``lm`` grades the rest, held to
+    its own reason; with ``lm=None`` those fall back to a normalized exact/contains match
+    (stage ``"exact"``). A verdict's ``stage`` names the stage that decided it.
     """
 
     def __init__(self, lm: dspy.BaseLM | None = None) -> None:
@@ -70,12 +74,17 @@ class StrictJudge:
         gold_text, predicted = as_text(gold), as_text(prediction)
         category = resolve_category(answer_type, gold_text)
         if category == "number":
-            verdict = numeric_verdict(gold_text, predicted, scale=scale, unit=unit)
+            verdict = numeric_verdict(
+                gold_text, predicted, scale=scale, unit=unit, question=as_text(question)
+            )
             if verdict is not None:
                 return verdict
         plainly_wrong = precheck(gold_text, predicted, category)
         if plainly_wrong is not None:
             return plainly_wrong
+        read = short_answer_verdict(as_text(question), gold_text, predicted, category)
+        if read is not None:
+            return read
         if self.lm is None:
             return exact_verdict(gold_text, predicted, category, scale)
         # The judge's own adapter (DSPy's layout, whatever the program's), and kept out of

@@ -16,8 +16,14 @@ Rules:
   implied unit a ×1000 or ÷1000 unit shift is also tried (thousands/millions/billions).
   A prediction with a scale word is also read in base units against an unscaled gold
   (``$8.4 billion`` vs ``$8,400,000,000``), without shifts.
+* A question that asks for a scale ("Answer in USD millions") fixes the unit of an
+  answer without a scale word: no unit shift is tried then (``59.268`` is not 59,268
+  million).
 * Percent ↔ fraction (×100, ÷100) only when explicit: a ``%`` on one side converts that
   side, a record scale/unit of percent allows either direction; no unit shifts then.
+* A ratio carries no scale word: for a bare gold (no currency, percent or scale) to a
+  question asking for a ratio, turnover, coverage, days or times, an answer with a scale
+  word (``1.73 thousand``) scores 0.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from filingqa.core.numbers import (
     names_percent,
     scale_multiplier,
 )
+from filingqa.datasets.parsing import question_scale
 from filingqa.metrics.verdict import Verdict
 
 RELATIVE_TOLERANCE = 0.02
@@ -83,6 +90,9 @@ DIRECTIONAL_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W\d_]+")
+_RATIO_QUESTION = re.compile(
+    r"\b(?:ratios?|turnover|coverage|multiples?|times|days|DPO|DSO|DIO|DIH)\b", re.IGNORECASE
+)
 
 
 def words(text: str) -> list[str]:
@@ -137,9 +147,10 @@ class _GoldFrame:
     scale_stated: bool
     record_percent: bool
     in_points: bool  # the record's scale is percent: the gold is already in percent points
+    scale_asked: bool  # the question names the scale an answer is to be given in
 
 
-def _frame(gold: ParsedNumber, scale: str | None, unit: str | None) -> _GoldFrame:
+def _frame(gold: ParsedNumber, scale: str | None, unit: str | None, question: str) -> _GoldFrame:
     record_multiplier = scale_multiplier(scale)
     return _GoldFrame(
         number=gold,
@@ -147,6 +158,7 @@ def _frame(gold: ParsedNumber, scale: str | None, unit: str | None) -> _GoldFram
         scale_stated=gold.scale_word is not None or record_multiplier != 1.0,
         record_percent=names_percent(scale, unit),
         in_points=names_percent(scale),
+        scale_asked=bool(question_scale(question)),
     )
 
 
@@ -205,7 +217,7 @@ def _views(pred: ParsedNumber, frame: _GoldFrame) -> list[_View]:
     shifted = [
         _View(view.value * shift, f"unit shift ×{shift:g}", shiftable=False, roundable=False)
         for view in base
-        if view.shiftable
+        if view.shiftable and not frame.scale_asked
         for shift in UNIT_SHIFTS
     ]
     return base + shifted
@@ -237,13 +249,28 @@ def _candidates(prediction: str, gold: ParsedNumber) -> list[ParsedNumber]:
     return main[:1] + main[-1:] if len(main) > 1 else main
 
 
+def is_ratio_gold(
+    gold: str, number: ParsedNumber, scale: str | None, unit: str | None, question: str
+) -> bool:
+    """Whether the gold is a bare ratio: no currency, percent or scale, asked as a ratio."""
+    bare = not (number.scale_word or number.is_percent or "$" in gold)
+    unscaled = scale_multiplier(scale) == 1.0 and not names_percent(scale, unit)
+    return bare and unscaled and not unit and bool(_RATIO_QUESTION.search(question))
+
+
 def numeric_verdict(
-    gold: str, prediction: str, *, scale: str | None = None, unit: str | None = None
+    gold: str,
+    prediction: str,
+    *,
+    scale: str | None = None,
+    unit: str | None = None,
+    question: str = "",
 ) -> Verdict | None:
     """Score a number-like gold deterministically; None when the gold is not number-like.
 
     ``scale`` is the record's scale name (``"million"``, ``"percent"``, ...) and ``unit``
     its unit (``"percent"``, ``"USD"``, ...); both describe the gold as written.
+    ``question`` tells a ratio and a scale the answer is asked in.
     """
     number = gold_number(gold)
     if number is None:
@@ -253,7 +280,11 @@ def numeric_verdict(
         return Verdict(
             score=0, reason=f"no number in the prediction; gold is {number.text}", stage="numeric"
         )
-    frame = _frame(number, scale, unit)
+    scaled = [candidate.text for candidate in candidates if candidate.scale_word]
+    if scaled and is_ratio_gold(gold, number, scale, unit, question):
+        reason = f"{scaled[0]} carries a scale word; the gold {number.text} is a ratio"
+        return Verdict(score=0, reason=reason, stage="numeric")
+    frame = _frame(number, scale, unit, question)
     relative = not number.is_year_like
     for candidate in candidates:
         for view in _views(candidate, frame):

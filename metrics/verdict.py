@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-Stage = Literal["numeric", "precheck", "llm", "exact", "failed"]
+Stage = Literal["numeric", "precheck", "polarity", "direction", "span", "llm", "exact", "failed"]
 ALLOWED_SCORES = (0.0, 0.5, 1.0)
 
 

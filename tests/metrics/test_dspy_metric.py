@@ -32,16 +32,17 @@ def test_missing_prediction_answer_scores_zero() -> None:
 
 
 def test_half_credit_is_not_a_bootstrap_pass() -> None:
-    example = _example("Yes, one customer accounted for 16%")
-    assert judge_metric(example, dspy.Prediction(answer="Yes")) == 0.5
-    assert judge_metric(example, dspy.Prediction(answer="Yes"), trace=[]) is False
+    example = _example("the modified retrospective method")
+    part = dspy.Prediction(answer="modified retrospective")
+    assert judge_metric(example, part) == 0.5
+    assert judge_metric(example, part, trace=[]) is False
 
 
 def test_llm_stage_uses_the_configured_lm_and_stays_out_of_the_trace() -> None:
-    lm = DummyLM([{"reason": "polarity and figure agree", "score": "1"}])
-    example = _example("Yes, one customer accounted for 16%")
+    lm = DummyLM([{"reason": "the same direction", "score": "1"}])
+    example = _example("increased")
     with dspy.context(lm=lm, trace=[]):
-        assert judge_metric(example, dspy.Prediction(answer="Yes, 16%"), dspy.settings.trace)
+        assert judge_metric(example, dspy.Prediction(answer="went up a bit"), dspy.settings.trace)
         assert dspy.settings.trace == []
     assert len(lm.history) == 1
 

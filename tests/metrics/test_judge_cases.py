@@ -111,14 +111,9 @@ def test_numeric_stage_decides_number_like_golds(
 
 # (prediction, gold, answer_type, expected score): golds the numeric stage must not decide
 GATED_CASES: list[tuple[str, str, str | None, float]] = [
-    ("Yes", "Yes", None, 1),
-    ("It increased", "increased", None, 1),
     ("decreased", "increased", None, 0),
-    ("Yes", "Yes, one customer accounted for 16% of net revenue", None, 0.5),
-    ("False", "No, gross margin declined by 0.8%", None, 0.5),  # a program's bool
     ("1.7%", "decreased by 1.7%", None, 0),
     ("0.9%", "The consumer segment shrunk by 0.9% organically.", None, 0),
-    ("Trillium, Array, and Therachon", "Trillium, Array, and Therachon", None, 1),
     ("It was 24", "24", "explanation", 1),
     # a contiguous part of the gold with two thirds of its content words: half, never 1
     ("modified retrospective", "the modified retrospective method", None, 0.5),

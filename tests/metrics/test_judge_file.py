@@ -21,7 +21,14 @@ def test_good_lines_get_scores_and_a_summary() -> None:
     lines = [
         json.dumps({"id": "a", "question": "q", "gold": "$303.00", "prediction": "302.6M"}),
         json.dumps({"question": "q", "gold": "24", "prediction": "24 million", "scale": "billion"}),
-        json.dumps({"id": 3, "question": "q", "gold": "Yes, 16%", "prediction": "Yes"}),
+        json.dumps(
+            {
+                "id": 3,
+                "question": "q",
+                "gold": "the modified retrospective method",
+                "prediction": "modified retrospective",
+            }
+        ),
         json.dumps({"question": "q", "gold": ["a", "b"], "prediction": "a; b"}),
     ]
     summary, results = _run(lines, StrictJudge(lm=None))
@@ -59,7 +66,7 @@ def test_malformed_lines_become_error_lines_and_are_counted() -> None:
 
 def test_a_failing_llm_reply_is_an_error_line_not_a_crash() -> None:
     lm = DummyLM([{"reason": "r", "score": "maybe"}])
-    line = json.dumps({"id": "x", "question": "q", "gold": "Yes", "prediction": "Yes, it is"})
+    line = json.dumps({"id": "x", "question": "q", "gold": "increased", "prediction": "went up"})
     summary, results = _run([line], StrictJudge(lm=lm))
     assert results[0]["id"] == "x"
     assert results[0]["error"].startswith("judge failed")

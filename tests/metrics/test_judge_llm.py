@@ -18,8 +18,20 @@ def _last_prompt(lm: DummyLM) -> str:
 @pytest.mark.parametrize(
     ("gold", "prediction", "reply_score", "expected", "category"),
     [
-        ("Yes, one customer accounted for 16%", "Yes, 16% of revenue", "1", 1.0, "yes_no"),
-        ("No. The quick ratio was 0.54", "No, the quick ratio is 1.2", "0.5", 0.5, "yes_no"),
+        (
+            "Yes, one customer accounted for 16%",
+            "One customer made up 16% of its revenue that year",
+            "1",
+            1.0,
+            "yes_no",
+        ),
+        (
+            "No. The quick ratio was 0.54",
+            "The quick ratio is 1.2, below what it was",
+            "0.5",
+            0.5,
+            "yes_no",
+        ),
         ("increased", "It went up by 3%", "1", 1.0, "span"),
         ("decreased by 1.7%", "It decreased by 2%", "0.5", 0.5, "span"),
         ("Trillium, Array, and Therachon", "Array and Therachon", "0.5", 0.5, "span"),
@@ -72,10 +84,19 @@ def test_judge_calls_do_not_enter_the_program_trace() -> None:
 
 
 def test_without_an_lm_the_exact_fallback_says_so() -> None:
-    verdict = StrictJudge(lm=None).judge("Q?", "Yes, one customer accounted for 16%", "Yes")
+    verdict = StrictJudge(lm=None).judge(
+        "Q?", "the modified retrospective method", "modified retrospective"
+    )
     assert verdict.stage == "exact"
     assert verdict.score == 0.5
     assert "no LLM" in verdict.reason
+
+
+def test_a_yes_no_said_as_the_gold_says_it_never_calls_the_lm() -> None:
+    lm = DummyLM([{"reason": "unused", "score": "0"}])
+    verdict = StrictJudge(lm=lm).judge("Q?", "No. The quick ratio was 0.54", "No, it is 1.2")
+    assert (verdict.score, verdict.stage) == (1, "polarity")
+    assert lm.history == []
 
 
 @pytest.mark.parametrize(
