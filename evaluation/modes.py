@@ -42,8 +42,10 @@ class ModeAnswer(BaseModel):
     """What one setting answered for one record, with the pages it cited and retrieved and
     (the program) the steps it took.
 
-    ``retrieved`` is None over gold context; ``gold_retrieved`` is None when the record
-    names no evidence page.
+    ``retrieved`` (every page a search returned) and ``given`` (the pages of the passages
+    the answer was read from) are None over gold context; ``gold_retrieved`` and
+    ``gold_given`` say whether a gold evidence page is among them (None when the record
+    names no evidence page).
     """
 
     answer: str
@@ -53,6 +55,8 @@ class ModeAnswer(BaseModel):
     cited: list[PageRef] = []
     retrieved: list[PageRef] | None = None
     gold_retrieved: bool | None = None
+    given: list[PageRef] | None = None
+    gold_given: bool | None = None
     steps: list[Step] = []
 
 
@@ -104,6 +108,7 @@ def program(
         working=final.working,
         note=final.reason,
         cited=list(dict.fromkeys((c.doc, c.page) for c in final.citations)),
+        given=pages(final.evidence) if search is not None else None,
         steps=final.trace.steps,
     )
 
@@ -210,7 +215,15 @@ def _over_top_k(answer: Answerer, corpus: OpenCorpus) -> Mode:
 
 
 def _with_retrieval(answer: ModeAnswer, record: QARecord, passages: list[Passage]) -> ModeAnswer:
+    """``answer`` with the pages searched and given; an answer that reports no given pages
+    read every passage found."""
     retrieved = pages(passages)
+    given = retrieved if answer.given is None else answer.given
     return answer.model_copy(
-        update={"retrieved": retrieved, "gold_retrieved": gold_hit(record, retrieved)}
+        update={
+            "retrieved": retrieved,
+            "gold_retrieved": gold_hit(record, retrieved),
+            "given": given,
+            "gold_given": gold_hit(record, given),
+        }
     )

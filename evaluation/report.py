@@ -110,14 +110,16 @@ def _question_seconds(results: dict[str, Any]) -> float:
 def _summary_table(summaries: dict[str, dict[str, Any]]) -> str:
     columns = ["setting", "n", "accuracy", "official", "LM calls/q", "tokens/q", "s/q"]
     columns += [label for label, _, _ in COST_COLUMNS]
-    columns += ["gold hit", "cached calls", "errors"]
+    columns += ["gold given", "gold searched", "cached calls", "errors"]
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
     body = "".join(_summary_line(name, Summary.model_validate(s)) for name, s in summaries.items())
     return f"<table>{head}{body}</table>"
 
 
 def _summary_line(name: str, s: Summary) -> str:
-    hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
+    given, hit = (
+        "-" if rate is None else f"{rate:.1%}" for rate in (s.given_hit_rate, s.retrieval_hit_rate)
+    )
     cells = [
         name,
         str(s.questions),
@@ -127,6 +129,7 @@ def _summary_line(name: str, s: Summary) -> str:
         f"{s.tokens:.0f}",
         f"{s.seconds:.1f}",
         *cost_cells(s),
+        given,
         hit,
         str(s.cached_calls),
         str(s.errors),

@@ -2,7 +2,8 @@
 interrupted run resumes where it stopped (rows already written are not run again). Rows
 graded by exact match because no judge LM was given are graded again, answers unchanged,
 when a later run has one; ``regrade`` grades every written row again. Every written row's
-official metrics and question type are brought up to date (no LM needed)."""
+official metrics, question type and whether its filings are in the corpus are brought up
+to date (no LM needed)."""
 
 from __future__ import annotations
 
@@ -41,11 +42,15 @@ class Row(BaseModel):
     and seconds None when the backbone reports none.
 
     ``retrieved`` is None over gold context; ``gold_retrieved`` says whether a gold evidence
-    page was among the retrieved pages (None: not retrieved, or no gold page known).
+    page was among the retrieved pages (None: not retrieved, or no gold page known);
+    ``given`` and ``gold_given`` the same of the pages the answer was read from (None in a
+    row written before they were recorded).
 
     ``official`` holds the dataset's own metric(s) of the answer, by name (empty where the
     dataset has none; see :mod:`~filingqa.evaluation.official`); ``question_type`` is the
-    dataset's label of the question (:mod:`~filingqa.datasets.question_types`).
+    dataset's label of the question (:mod:`~filingqa.datasets.question_types`);
+    ``in_corpus`` whether the filings its gold evidence comes from are in the dataset's
+    corpus (FinanceBench: their PDFs are; None where the dataset does not say).
     """
 
     id: str
@@ -67,9 +72,12 @@ class Row(BaseModel):
     cited: list[PageRef] = []
     retrieved: list[PageRef] | None = None
     gold_retrieved: bool | None = None
+    given: list[PageRef] | None = None
+    gold_given: bool | None = None
     steps: list[Step] = []
     official: dict[str, float] = {}
     question_type: str = ""
+    in_corpus: bool | None = None
     prompt_tokens: int | None = None
     prompt_tokens_evaluated: int | None = None
     generated_tokens: int | None = None
@@ -192,6 +200,8 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
         cited=answer.cited,
         retrieved=answer.retrieved,
         gold_retrieved=answer.gold_retrieved,
+        given=answer.given,
+        gold_given=answer.gold_given,
         steps=answer.steps,
         **_labels(record, answer.answer),
         **call_costs(log.history),
@@ -199,8 +209,14 @@ def answer_and_judge(record: QARecord, mode: Mode, judge: StrictJudge) -> Row:
 
 
 def _labels(record: QARecord, answer: str) -> dict[str, Any]:
-    """The row fields read from the record and answer alone: official metrics, question type."""
-    return {"official": official_scores(record, answer), "question_type": question_type(record)}
+    """The row fields read from the record and answer alone: official metrics, question type,
+    whether its filings are in the corpus."""
+    missing = record.meta.get("missing_pdfs")
+    return {
+        "official": official_scores(record, answer),
+        "question_type": question_type(record),
+        "in_corpus": None if missing is None else not missing,
+    }
 
 
 def _regrade(

@@ -29,11 +29,15 @@ class Summary(BaseModel):
     ``cached_calls``: how many of the setting's LM calls were answered from the response
     cache (their tokens and time are not counted: the cost columns are then not a cold run's).
     ``retrieval_hit_rate``: the share of questions with a gold evidence page among the
-    retrieved pages, over the rows where that is known (None: gold context, or no gold pages).
+    retrieved pages, over the rows where that is known (None: gold context, or no gold pages);
+    ``given_hit_rate`` the same among the pages of the passages the answer was read from.
     ``by_question_type``: accuracy per dataset question type, over the rows that have one.
     ``official``: each official dataset metric's mean over the rows that have it (e.g.
     ``tatqa_em``, ``tatqa_f1``, ``finqa_exe``; empty when the dataset has none);
     ``official_by_answer_type`` the same per answer type.
+    ``answerable``: the questions whose filings are in the corpus (every row not marked out
+    of it, :attr:`~filingqa.evaluation.runner.Row.in_corpus`); ``answerable_accuracy`` the
+    accuracy over them (None: there are none).
     ``prompt_tokens`` .. ``generation_seconds``: means per question of the rows' cost figures
     (:class:`~filingqa.evaluation.runner.Row`), over the rows that record them (None: none do).
     """
@@ -49,6 +53,7 @@ class Summary(BaseModel):
     by_question_type: dict[str, float] = {}
     cached_calls: int = 0
     retrieval_hit_rate: float | None = None
+    given_hit_rate: float | None = None
     official: dict[str, float] = {}
     official_by_answer_type: dict[str, dict[str, float]] = {}
     prompt_tokens: float | None = None
@@ -57,6 +62,8 @@ class Summary(BaseModel):
     prefill_seconds: float | None = None
     generation_seconds: float | None = None
     steps: list[StepCost] = []
+    answerable: int = 0
+    answerable_accuracy: float | None = None
 
 
 COST_COLUMNS = (
@@ -91,6 +98,8 @@ def summarize(rows: list[Row]) -> Summary:
         if row.question_type:
             by_question[row.question_type].append(row.score)
     hits = [r.gold_retrieved for r in rows if r.gold_retrieved is not None]
+    given = [r.gold_given for r in rows if r.gold_given is not None]
+    answerable = [r.score for r in rows if r.in_corpus is not False]
     return Summary(
         questions=len(rows),
         accuracy=statistics.mean(r.score for r in rows),
@@ -105,6 +114,7 @@ def summarize(rows: list[Row]) -> Summary:
         by_question_type={t: statistics.mean(s) for t, s in sorted(by_question.items())},
         cached_calls=sum(r.cached_calls for r in rows),
         retrieval_hit_rate=statistics.mean(map(float, hits)) if hits else None,
+        given_hit_rate=statistics.mean(map(float, given)) if given else None,
         official=_official_means(rows),
         official_by_answer_type={
             kind: means
@@ -113,6 +123,8 @@ def summarize(rows: list[Row]) -> Summary:
         },
         **{figure: _mean_recorded(rows, figure) for figure in COST_FIGURES},
         steps=step_costs(rows),
+        answerable=len(answerable),
+        answerable_accuracy=statistics.mean(answerable) if answerable else None,
     )
 
 
@@ -230,13 +242,20 @@ def _cost_columns(cells: list[str]) -> str:
     return "".join(f"{cell:>{len(label) + 2}}" for cell, label in zip(cells, labels, strict=True))
 
 
+def _rate(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.1%}"
+
+
 def format_table(summaries: dict[str, Summary]) -> str:
     """One line per setting: accuracy, LM calls, tokens and seconds per question, the cost
     figures per question (prompt tokens sent and evaluated, generated tokens, prefill and
-    generation seconds), the gold-page retrieval hit rate (``-`` where unknown), the
+    generation seconds), the share of questions with a gold page among the passages the
+    answer was read from and among every page searched (``-`` where unknown), the
     official dataset metrics when the dataset has any, and the outcome counts (how many
-    answers were verified, unverified, refused, or ended in an error); then a warning for
-    each setting some of whose calls came from the response cache."""
+    answers were verified, unverified, refused, not indexed, or ended in an error); then a
+    warning for each setting some of whose calls came from the response cache, and the
+    accuracy over the answerable questions of each setting some of whose questions ask about
+    filings not in the corpus."""
     official = {name: format_official(s.official) for name, s in summaries.items()}
     width = max((len(text) for text in official.values()), default=0)
     official_head = f"  {'official':<{width}}" if width else ""
@@ -244,16 +263,16 @@ def format_table(summaries: dict[str, Summary]) -> str:
     lines = [
         f"{'setting':<{names}}{'n':>5}{'accuracy':>10}{'calls/q':>9}{'tokens/q':>10}{'s/q':>8}"
         + _cost_columns([label for label, _, _ in COST_COLUMNS])
-        + f"{'gold hit':>10}{official_head}  outcomes"
+        + f"{'gold given':>12}{'gold searched':>15}{official_head}  outcomes"
     ]
     for name, s in summaries.items():
-        hit = "-" if s.retrieval_hit_rate is None else f"{s.retrieval_hit_rate:.1%}"
+        given, hit = (_rate(rate) for rate in (s.given_hit_rate, s.retrieval_hit_rate))
         metrics = f"  {official[name]:<{width}}" if width else ""
         outcomes = ", ".join(f"{kind} {count}" for kind, count in sorted(s.outcomes.items()))
         costs = _cost_columns(cost_cells(s))
         lines.append(
             f"{name:<{names}}{s.questions:>5}{s.accuracy:>10.1%}{s.lm_calls:>9.2f}"
-            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{costs}{hit:>10}{metrics}  {outcomes}"
+            f"{s.tokens:>10.0f}{s.seconds:>8.1f}{costs}{given:>12}{hit:>15}{metrics}  {outcomes}"
         )
     lines += [
         f"note: {name}: {s.cached_calls} of its LM calls came from the response cache, so its "
@@ -261,5 +280,12 @@ def format_table(summaries: dict[str, Summary]) -> str:
         "(measure with --fresh-cache)"
         for name, s in summaries.items()
         if s.cached_calls
+    ]
+    lines += [
+        f"note: {name}: accuracy {s.answerable_accuracy:.1%} over the {s.answerable} answerable "
+        f"questions ({s.questions - s.answerable} ask about filings not in the corpus; "
+        f"{s.accuracy:.1%} over all)"
+        for name, s in summaries.items()
+        if s.answerable_accuracy is not None and s.answerable < s.questions
     ]
     return "\n".join(lines)

@@ -315,18 +315,21 @@ def test_the_index_is_checked_only_when_a_setting_retrieves(isolated_home: Path)
     check_index(retrieved)
 
 
-def test_summary_hit_rate_counts_only_rows_where_it_is_known() -> None:
-    def row(n: int, hit: bool | None) -> Row:
-        return judged_row(id=str(n), retrieved=[] if hit is not None else None, gold_retrieved=hit)
+def test_summary_hit_rates_count_only_rows_where_they_are_known() -> None:
+    def row(n: int, hit: bool | None, given: bool | None = None) -> Row:
+        searched = [] if hit is not None else None
+        return judged_row(id=str(n), retrieved=searched, gold_retrieved=hit, gold_given=given)
 
-    summary = summarize([row(1, True), row(2, False), row(3, None), row(4, True)])
+    rows = [row(1, True, True), row(2, False, False), row(3, None), row(4, True, False)]
+    summary = summarize(rows)
     assert summary.retrieval_hit_rate == pytest.approx(2 / 3)
+    assert summary.given_hit_rate == pytest.approx(1 / 3)
     gold = summarize([row(1, None)])
-    assert gold.retrieval_hit_rate is None
+    assert gold.retrieval_hit_rate is None and gold.given_hit_rate is None
     table = format_table({"naive-rag": summary, "pot": gold}).splitlines()
-    assert table[0].split()[-3:] == ["gold", "hit", "outcomes"]
-    assert table[1].startswith("naive-rag") and table[1].endswith("66.7%  answered 4")
-    assert table[2].startswith("pot") and table[2].endswith("-  answered 1")
+    assert table[0].split()[-5:] == ["gold", "given", "gold", "searched", "outcomes"]
+    assert table[1].startswith("naive-rag") and table[1].endswith("33.3%          66.7%  answered 4")
+    assert table[2].startswith("pot") and table[2].endswith("-              -  answered 1")
 
 
 def test_a_slice_selects_its_questions_in_dataset_order_before_where_skip_and_limit(

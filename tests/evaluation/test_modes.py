@@ -60,6 +60,7 @@ def test_naive_rag_answers_once_from_the_plain_top_k(scripted_lm) -> None:
     assert full.calls == []
     assert answer.retrieved == [("ACME_2024_10K", 4), ("BETA_2024_10K", 9)]
     assert answer.gold_retrieved is True  # evidence page 3 (0-based) is page 4
+    assert answer.given == answer.retrieved and answer.gold_given is True  # read all it found
     assert len(lm.history) == 1
     assert "812.4" in lm.engine.prompts[0]
 
@@ -69,7 +70,7 @@ def test_a_miss_is_recorded_when_no_gold_page_is_retrieved(scripted_lm) -> None:
     lm = scripted_lm([chat(reasoning="-", answer="not stated in the evidence")])
     with dspy.context(lm=lm):
         answer = build_mode("naive-rag", corpus(plain=plain))(RECORD)
-    assert answer.gold_retrieved is False
+    assert answer.gold_retrieved is False and answer.gold_given is False
     assert ("ACME_2024_10K", 4) not in answer.retrieved
 
 
@@ -94,6 +95,8 @@ def test_program_searches_with_the_full_pipeline_and_records_what_it_found(scrip
     assert {call["company"] for call in full.calls} == {"Acme"}
     assert ("ACME_2024_10K", 4) in answer.retrieved
     assert answer.gold_retrieved is True
+    assert answer.given is not None and set(answer.given) <= set(answer.retrieved)
+    assert ("ACME_2024_10K", 4) in answer.given and answer.gold_given is True
     assert len(lm.history) == len(PROGRAM_REPLIES)
 
 
@@ -103,6 +106,7 @@ def test_gold_context_settings_do_not_search(scripted_lm) -> None:
         answer = build_mode("pot")(RECORD)
     assert answer.answer.startswith("399.8")
     assert answer.retrieved is None and answer.gold_retrieved is None
+    assert answer.given is None and answer.gold_given is None
     assert answer.cited == [("ACME_2024_10K", 4)]
 
 
