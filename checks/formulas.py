@@ -7,70 +7,71 @@ instead, so the convention is spelled out. No note is given for percentage chang
 averages over named years: the model already knows them, and any extra line shifts its
 greedy output (how the notes were compared: docs/experiments.md).
 
-A metric a filing seldom prints as a line (free cash flow, the quick ratio, working capital,
-EBITDA, the dividend payout ratio) gets its definition, but only when no table row of the
-evidence is labelled with it: the model otherwise copies the nearest line, such as net cash
-provided by operating activities for free cash flow, even with the filing's own sentence
-defining the metric in the evidence.
+A metric of the catalogue (:mod:`~filingqa.checks.metric_catalogue`: free cash flow, the
+quick ratio, working capital, EBITDA, margins, turnover and days ratios, ...) the question
+names gets its standard definition, but only when no table row of the evidence is labelled
+with it and the question does not state its own formula (the question's formula wins): the
+model otherwise copies the nearest line, such as net cash provided by operating activities
+for free cash flow, even with the filing's own sentence defining the metric in the evidence.
 """
 
 from __future__ import annotations
 
 import re
 
+from filingqa.checks.metric_catalogue import (
+    Mention,
+    first_mentions,
+    metrics_named,
+    question_defines,
+)
 from filingqa.checks.table_rows import table_rows
 from filingqa.retrieval.vocabulary import lexicon
 
 _AVERAGE = re.compile(r"\baverage\b(?!\s+(?:\w+\s+){0,4}?per\b)", re.IGNORECASE)
 _CHANGE = re.compile(r"\b(?:change|increase|decrease|difference)\b", re.IGNORECASE)
-_DEFINES = re.compile(r"\bdefine[ds]?\b", re.IGNORECASE)
-
-DEFINITIONS: dict[tuple[str, ...], str] = {
-    ("Free cash flow", "free cashflow", "FCF"): "net cash provided by operating activities "
-    "- capital expenditures (purchases of property, plant and equipment)",
-    ("Quick ratio", "acid-test ratio", "acid test ratio"): "(cash and cash equivalents + "
-    "short-term investments + accounts receivable) / total current liabilities",
-    ("Working capital ratio", "current ratio"): "total current assets / total current liabilities",
-    ("Working capital",): "total current assets - total current liabilities",
-    ("EBITDA",): "operating income + depreciation and amortization",
-    ("Dividend payout ratio", "payout ratio"): "cash dividends paid / net income",
-}
-"""Metrics filings seldom print as a line: ``names -> formula``, longer names first where
-one contains another (a "working capital ratio" is not "working capital")."""
-_DEFINITION_PATTERNS = [
-    (names[0], formula, re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.I))
-    for names, formula in DEFINITIONS.items()
-]
 
 
 def formula_note(question: str, evidence: str = "") -> str | None:
     """The conventions ``question`` calls for over ``evidence``, as one line for the program
     writer, or None: the year-average convention (:func:`average_note`) and the definition
-    of each metric it names that no table row of ``evidence`` is labelled with
-    (:func:`definition_notes`)."""
+    of each metric it names that it does not define itself and no table row of ``evidence``
+    is labelled with (:func:`definition_notes`)."""
     notes = [average_note(question), *definition_notes(question, evidence)]
     return " ".join(note for note in notes if note) or None
 
 
 def definition_notes(question: str, evidence: str) -> list[str]:
-    """The formula of each metric of :func:`unstated_metrics`, as a line ``name = formula.``"""
-    return [f"{name} = {formula}." for name, formula in unstated_metrics(question, evidence)]
+    """The definition of each metric of :func:`unstated_metrics`, as a line
+    ``name = definition.``"""
+    return [f"{name} = {definition}." for name, definition in unstated_metrics(question, evidence)]
 
 
 def unstated_metrics(question: str, evidence: str) -> list[tuple[str, str]]:
-    """``(name, formula)`` of each :data:`DEFINITIONS` metric ``question`` names, unless the
-    question defines its metric itself or a table row of ``evidence`` is labelled with it."""
-    if _DEFINES.search(question):
-        return []
-    labels = " | ".join(row.label for row in table_rows(evidence))
-    unnamed, metrics = question, []
-    for name, formula, pattern in _DEFINITION_PATTERNS:
-        if not pattern.search(unnamed):
-            continue
-        unnamed = pattern.sub(" ", unnamed)
-        if not pattern.search(labels):
-            metrics.append((name, formula))
-    return metrics
+    """``(name, definition)`` of each noted :mod:`~filingqa.checks.metric_catalogue` metric
+    ``question`` names (:func:`note_name`), unless the question states its own formula for
+    the metric, a table row of ``evidence`` is labelled with it, or another such metric's
+    definition states its definition in full (free cash flow's states capex's)."""
+    labelled = metrics_named(" | ".join(row.label for row in table_rows(evidence)))
+    unstated = [
+        (note_name(mention), mention.metric.definition)
+        for mention in first_mentions(question)
+        if mention.metric.noted
+        and mention.metric not in labelled
+        and not question_defines(question, mention.metric)
+    ]
+    return [
+        (name, definition)
+        for name, definition in unstated
+        if not any(definition in other and definition != other for _, other in unstated)
+    ]
+
+
+def note_name(mention: Mention) -> str:
+    """The name a definition note gives a metric: as the question writes it, an acronym
+    ("FCF", "DPO") spelled out, the first letter a capital."""
+    name = mention.metric.name if mention.written.isupper() else mention.written
+    return name[:1].upper() + name[1:]
 
 
 def average_note(question: str) -> str | None:

@@ -1,6 +1,7 @@
 import pytest
 
-from filingqa.checks.formulas import formula_note
+from filingqa.checks.formulas import formula_note, unstated_metrics
+from filingqa.checks.metric_catalogue import metrics_named
 
 
 def test_a_one_year_average_is_the_mean_of_that_year_and_the_year_before() -> None:
@@ -69,3 +70,50 @@ def test_the_year_average_convention_and_a_definition_are_given_together() -> No
     assert note is not None
     assert note.startswith("The 2024 average of a figure is the mean of its 2024 and 2023")
     assert note.endswith("(purchases of property, plant and equipment).")
+
+
+def test_a_catalogue_metric_is_defined_under_the_name_the_question_writes() -> None:
+    note = formula_note("What is the FY2017 acid test ratio?", CASH_FLOWS)
+    assert note is not None
+    assert note.startswith("Acid test ratio = (cash and cash equivalents + short-term")
+
+
+def test_an_acronym_is_spelled_out_in_the_note() -> None:
+    note = formula_note("What is the FY2017 DPO?", CASH_FLOWS)
+    assert note == (
+        "Days payable outstanding = 365 × average accounts payable / (cost of revenue + "
+        "change in inventories over the year)."
+    )
+
+
+def test_the_question_s_own_formula_wins_and_only_for_its_metric() -> None:
+    question = (
+        "What is the FY2022 dividend payout ratio (using total cash dividends paid and net "
+        "income attributable to shareholders), and the FY2022 free cash flow?"
+    )
+    note = formula_note(question, CASH_FLOWS)
+    assert note is not None
+    assert note.startswith("Free cash flow = ")
+    assert "payout" not in note.lower()
+
+
+def test_a_row_labelled_with_a_longer_metric_does_not_state_the_shorter() -> None:
+    evidence = CASH_FLOWS + "| Working capital ratio | 1.2 | 1.1 |\n"
+    note = formula_note("What was working capital in fiscal 2024?", evidence)
+    assert note == "Working capital = total current assets - total current liabilities."
+
+
+def test_a_metric_another_note_states_in_full_gets_no_note_of_its_own() -> None:
+    note = formula_note("What was FCF, operating cash flow less capex, in 2024?", CASH_FLOWS)
+    assert note == (
+        "Free cash flow = net cash provided by operating activities - capital expenditures "
+        "(purchases of property, plant and equipment)."
+    )
+    alone = formula_note("What was capex in 2024?", CASH_FLOWS)
+    assert alone == "Capex = capital expenditures (purchases of property, plant and equipment)."
+
+
+def test_a_growth_rate_is_computed_by_the_catalogue_but_gets_no_note() -> None:
+    question = "What is Block's FY2019 - FY2020 total revenue growth rate?"
+    assert [m.name for m in metrics_named(question)] == ["revenue growth"]
+    assert unstated_metrics(question, "") == []
