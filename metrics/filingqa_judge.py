@@ -1,4 +1,5 @@
-"""The filingqa strict judge as an ``evaluate`` metric (numeric stage + exact fallback, no LLM).
+"""The filingqa strict judge as an ``evaluate`` metric (deterministic stages + exact fallback,
+no LLM).
 
 Load it offline by path: ``evaluate.load("/path/to/metrics/filingqa_judge.py")``.
 """
@@ -16,14 +17,16 @@ _DESCRIPTION = """\
 Scores predicted answers to questions about financial filings against gold answers with
 filingqa's strict judge, without an LLM: number-like golds are decided numerically (±2%
 or equal at the gold's precision, with scale, unit-shift and explicit percent handling);
-other golds by a normalized exact/contains match (yes/no polarity alone scores 0.5).
+yes/no, directions, names and spans by word-level reading where it decides; other golds by
+a normalized exact/contains match.
 """
 
 _KWARGS_DESCRIPTION = """\
 Args:
     predictions: predicted answers (strings).
     references: gold answers (strings).
-    questions: optional questions, one per item (unused without an LLM; kept for parity).
+    questions: optional questions, one per item (they tell a ratio, an asked scale, a
+        direction question and the terms a span shares with the question).
     scales: optional record scales ("", "thousand", "million", "billion", "percent").
     units: optional record units (e.g. "percent", "USD").
     answer_types: optional categories or dataset answer types ("number", "span", ...).

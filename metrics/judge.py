@@ -12,7 +12,7 @@ from filingqa.lm.backbone import adapter_for
 from filingqa.metrics.category import resolve_category
 from filingqa.metrics.exact import exact_verdict
 from filingqa.metrics.judge_signature import JudgeAnswer
-from filingqa.metrics.numeric import numeric_verdict
+from filingqa.metrics.numeric import numeric_verdict, sentence_figure_verdict
 from filingqa.metrics.precheck import precheck
 from filingqa.metrics.short_answer import short_answer_verdict
 from filingqa.metrics.verdict import Verdict
@@ -47,7 +47,8 @@ def _gold_for_llm(gold: str, scale: str | None, unit: str | None) -> str:
 class StrictJudge:
     """Scores a predicted answer against the gold: 1, 0.5 or 0, with the reason and stage.
 
-    The numeric stage decides number-like golds; the pre-check
+    The numeric stage decides number-like golds, and a bare figure asked for against a gold
+    sentence stating one figure; the pre-check
     (:func:`~filingqa.metrics.precheck.precheck`) zeroes plainly wrong answers (empty,
     refusing, the opposite yes/no, a figure the gold lacks); the short-answer stage
     (:func:`~filingqa.metrics.short_answer.short_answer_verdict`) decides yes/no,
@@ -73,16 +74,18 @@ class StrictJudge:
         """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None."""
         gold_text, predicted = as_text(gold), as_text(prediction)
         category = resolve_category(answer_type, gold_text)
-        if category == "number":
-            verdict = numeric_verdict(
-                gold_text, predicted, scale=scale, unit=unit, question=as_text(question)
-            )
-            if verdict is not None:
-                return verdict
+        asked = as_text(question)
+        figure = (
+            numeric_verdict(gold_text, predicted, scale=scale, unit=unit, question=asked)
+            if category == "number"
+            else sentence_figure_verdict(asked, gold_text, predicted, scale=scale, unit=unit)
+        )
+        if figure is not None:
+            return figure
         plainly_wrong = precheck(gold_text, predicted, category)
         if plainly_wrong is not None:
             return plainly_wrong
-        read = short_answer_verdict(as_text(question), gold_text, predicted, category)
+        read = short_answer_verdict(asked, gold_text, predicted, category)
         if read is not None:
             return read
         if self.lm is None:
@@ -92,7 +95,7 @@ class StrictJudge:
         adapter = adapter_for(self.lm, evidence_first=False)
         with dspy.context(lm=self.lm, adapter=adapter, trace=None):
             graded = self._grade(
-                question=as_text(question),
+                question=asked,
                 gold_answer=_gold_for_llm(gold_text, scale, unit),
                 predicted_answer=predicted,
                 answer_category=category,

@@ -43,6 +43,7 @@ from filingqa.metrics.verdict import Verdict
 
 RELATIVE_TOLERANCE = 0.02
 MAX_EXTRA_WORDS = 4
+MAX_FIGURE_WORDS = 2  # besides its numbers, a bare figure has at most a unit or scale word
 UNIT_SHIFTS = (1e3, 1e-3)
 
 POLAR_WORDS = frozenset({"yes", "no"})
@@ -90,6 +91,11 @@ DIRECTIONAL_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W\d_]+")
+_ASKS_QUANTITY = re.compile(
+    r"\bhow (?:much|many)\b|\b(?:quantity|amount|total|value|number|size) of\b"
+    r"|\bwhat (?:is|was|were|are) the (?:total )?(?:amount|quantity|value|number|size)\b",
+    re.IGNORECASE,
+)
 _RATIO_QUESTION = re.compile(
     r"\b(?:ratios?|turnover|coverage|multiples?|times|days|DPO|DSO|DIO|DIH)\b", re.IGNORECASE
 )
@@ -247,6 +253,34 @@ def _candidates(prediction: str, gold: ParsedNumber) -> list[ParsedNumber]:
     """The prediction's first and last answer numbers (one when they coincide)."""
     main = _main_numbers(extract_numbers(prediction), keep_years=gold.is_year_like)
     return main[:1] + main[-1:] if len(main) > 1 else main
+
+
+def bare_figure(text: str) -> ParsedNumber | None:
+    """The one figure ``text`` is (years aside), with at most a unit or scale word besides;
+    None for any other text."""
+    numbers = extract_numbers(text)
+    figures = [number for number in numbers if not number.is_year_like]
+    rest = text
+    for number in numbers:
+        rest = rest.replace(number.text, " ")
+    return figures[0] if len(figures) == 1 and len(words(rest)) <= MAX_FIGURE_WORDS else None
+
+
+def sentence_figure_verdict(
+    question: str, gold: str, prediction: str, *, scale: str | None, unit: str | None
+) -> Verdict | None:
+    """A bare figure answering a question that asks how much, against a gold sentence that
+    states one figure ("$411" for "restructuring costs amounted to $411 million"): judged
+    as that figure; None for any other question, gold or answer."""
+    figures = [number for number in extract_numbers(gold) if not number.is_year_like]
+    if not _ASKS_QUANTITY.search(question) or len(figures) != 1 or not bare_figure(prediction):
+        return None
+    verdict = numeric_verdict(
+        figures[0].text, prediction, scale=scale, unit=unit, question=question
+    )
+    if verdict is None:
+        return None
+    return verdict.model_copy(update={"reason": f"the gold's one figure: {verdict.reason}"})
 
 
 def is_ratio_gold(

@@ -29,6 +29,7 @@ from filingqa.metrics.numeric import (
     DIRECTIONAL_WORDS,
     POLAR_WORDS,
     answer_words,
+    bare_figure,
     within_tolerance,
     words,
 )
@@ -47,7 +48,6 @@ _NO_INFORMATION = re.compile(
 _FAILURE_NOTICE = re.compile(r"\s*no answer\b", re.IGNORECASE)
 MAX_REFUSAL_WORDS = 25  # longer answers that mention a gap may still answer: the LLM decides
 MAX_SILENT_WORDS = 5  # a yes/no answer this short without yes, no or a direction states none
-MAX_FIGURE_WORDS = 2  # besides its numbers, a bare figure has at most a unit or scale word
 # A bare figure matches a gold figure at any of these scales (thousands, millions, percent…)
 SHIFTS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 100.0, 0.01)
 
@@ -94,15 +94,11 @@ def _is_figure(number: ParsedNumber) -> bool:
 
 def _figure_off_gold(gold: str, prediction: str) -> bool:
     """Whether ``prediction`` is a bare figure and the gold has figures, none of them it."""
-    numbers = extract_numbers(prediction)
-    figures = [n for n in numbers if not n.is_year_like]
+    figure = bare_figure(prediction)
     golds = [n for n in extract_numbers(gold) if not n.is_year_like]
-    rest = prediction
-    for number in numbers:
-        rest = rest.replace(number.text, " ")
-    if len(figures) != 1 or not golds or len(words(rest)) > MAX_FIGURE_WORDS:
+    if figure is None or not golds:
         return False
-    value = abs(figures[0].value)
+    value = abs(figure.value)
     return not any(
         within_tolerance(value * shift, target, 2) for target in _derived(golds) for shift in SHIFTS
     )

@@ -56,6 +56,29 @@ def test_judge_without_llm_scores_each_line_and_summarises(tmp_path: Path, capsy
     assert summary["count"] == 3 and summary["errors"] == 1
 
 
+def test_judge_without_llm_rejects_a_ratio_with_a_scale_word_and_reads_scales(
+    tmp_path: Path, capsys
+) -> None:
+    ratio = "What is Block's FY2016 working capital ratio? Round your answer to two decimals."
+    capex = "How much was the capital expenditure? Answer in USD millions."
+    lines = [
+        {"question": ratio, "gold": "1.73", "prediction": "1.73 thousand"},
+        {"question": ratio, "gold": "1.73", "prediction": "1.73"},
+        {
+            "question": capex,
+            "gold": "$1,577.00",
+            "prediction": "$1.577 billion",
+            "scale": "million",
+        },
+    ]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    assert main(["judge", str(path), "--no-llm"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["score"] for row in out[:3]] == [0, 1, 1]
+    assert "is a ratio" in out[0]["reason"]
+
+
 def test_ask_rejects_zero_samples(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["ask", "What was revenue?", "--samples", "0"])

@@ -16,7 +16,10 @@ def add_parser(commands: Commands) -> None:
     )
     judge.add_argument("file", type=Path, help="JSONL file, or - for standard input")
     judge.add_argument(
-        "--no-llm", action="store_true", help="deterministic numeric stage and exact match only"
+        "--no-llm",
+        action="store_true",
+        help="the deterministic stages only (numeric, pre-check, polarity, direction, "
+        "span), then exact match",
     )
     add_lm_options(judge)
     judge.set_defaults(handler=_run)

@@ -211,3 +211,44 @@ def test_the_numeric_stage_reads_the_question(
 ) -> None:
     verdict = StrictJudge(lm=None).judge(question, gold, prediction, scale=scale)
     assert (verdict.score, verdict.stage) == (score, "numeric"), verdict.reason
+
+
+# (question, gold, prediction, expected score): a bare figure against a gold sentence
+SENTENCE_FIGURE_CASES: list[tuple[str, str, str, float]] = [
+    (
+        "What is the quantity of restructuring costs in Pepsico's income statements for FY2022?",
+        "Pepsico's restructuring costs in FY2022 amounted to $411 million .",
+        "$411",
+        1,
+    ),
+    (
+        "What is the quantity of restructuring costs in Pepsico's income statements for FY2022?",
+        "Pepsico's restructuring costs in FY2022 amounted to $411 million .",
+        "$947",
+        0,
+    ),
+    (
+        "How much may Pepsico borrow under its unsecured revolving credit agreements?",
+        "Total amount Pepsico may borrow = $8,400,000,000.",
+        "8.4 billion",
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "gold", "prediction", "score"), SENTENCE_FIGURE_CASES)
+def test_a_bare_figure_asked_for_is_judged_against_the_gold_sentences_one_figure(
+    question: str, gold: str, prediction: str, score: float
+) -> None:
+    verdict = StrictJudge(lm=None).judge(question, gold, prediction, answer_type="explanation")
+    assert (verdict.score, verdict.stage) == (score, "numeric"), verdict.reason
+    assert verdict.reason.startswith("the gold's one figure")
+
+
+def test_a_figure_is_no_answer_to_which_one() -> None:
+    verdict = StrictJudge(lm=None).judge(
+        "Which segment has dragged down 3M's overall growth in 2022?",
+        "The consumer segment shrunk by 0.9% organically.",
+        "0.9%",
+    )
+    assert verdict.score == 0 and verdict.stage != "numeric"
