@@ -10,6 +10,14 @@ PYTEST_ARGS ?=
 export FILINGQA_DATA_DIR ?= $(DATA_DIR)
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
+# llama.cpp (built from source by llama-cpp-python) gets this CPU's instruction sets by
+# name, not by -march=native: a native build segfaults on its first decode on a virtualised
+# Xeon exposing AMX tiles. A wheel pip cached from a native build is reused as it is:
+# `pip cache remove llama_cpp_python` before reinstalling.
+CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+GGML_FLAGS := $(foreach isa,AVX AVX2 FMA F16C AVX512,$(if $(filter $(shell echo $(isa) | tr A-Z a-z)%,$(CPU_FLAGS)),-DGGML_$(isa)=ON))
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(GGML_FLAGS)
+
 .PHONY: install models demo test lint typecheck format bench-executor bench-parse bench-tatqa bench-signatures clean
 
 $(BIN)/python:

@@ -47,9 +47,7 @@ CONCEPTS: dict[str, Concept] = {
         _concept("pretax_income", "Income before income taxes", "income"),
         _concept("income_tax_expense", "Provision for income taxes", "income"),
         _concept("net_income", "Net income", "income"),
-        _concept(
-            "net_income_attributable", "Net income attributable to the company", "income"
-        ),
+        _concept("net_income_attributable", "Net income attributable to the company", "income"),
         _concept("eps_basic", "Basic earnings per share", "income"),
         _concept("eps_diluted", "Diluted earnings per share", "income"),
         _concept("restructuring", "Restructuring charges", "income"),
@@ -67,12 +65,8 @@ CONCEPTS: dict[str, Concept] = {
         _concept("total_liabilities", "Total liabilities", "balance"),
         _concept("total_equity", "Total shareholders' equity", "balance"),
         _concept("operating_cash_flow", "Net cash provided by operating activities", "cash_flow"),
-        _concept(
-            "depreciation_amortization", "Depreciation and amortization", "cash_flow"
-        ),
-        _concept(
-            "capital_expenditure", "Purchases of property, plant and equipment", "cash_flow"
-        ),
+        _concept("depreciation_amortization", "Depreciation and amortization", "cash_flow"),
+        _concept("capital_expenditure", "Purchases of property, plant and equipment", "cash_flow"),
         _concept("investing_cash_flow", "Net cash used in investing activities", "cash_flow"),
         _concept("financing_cash_flow", "Net cash used in financing activities", "cash_flow"),
         _concept("dividends_paid", "Cash dividends paid", "cash_flow"),

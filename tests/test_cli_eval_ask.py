@@ -84,17 +84,18 @@ def test_eval_naive_rag_over_the_index_prints_the_table_and_writes_json(
     argv += ["--data-dir", str(data_dir), "--out", str(out), "--json", str(copy)]
     assert main([*argv, "--index", str(index)]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert printed[1].split()[-3:] == ["gold", "hit", "outcomes"]
+    assert printed[1].split()[-5:] == ["gold", "given", "gold", "searched", "outcomes"]
     row = printed[2].split()
-    setting, n, accuracy, calls, tokens, _seconds, *costs, hit = row[:12]
-    outcomes = row[12:]
+    setting, n, accuracy, calls, tokens, _seconds, *costs, given, hit = row[:13]
+    outcomes = row[13:]
     assert costs == ["10", "10", "5", "-", "-"]  # prompt, evaluated, generated, prefill, gen s
-    assert (setting, n, accuracy, calls, tokens, hit) == (
+    assert (setting, n, accuracy, calls, tokens, given, hit) == (
         "naive-rag",
         "1",
         "100.0%",
         "1.00",
         "15",
+        "100.0%",
         "100.0%",
     )
     assert outcomes == ["answered", "1"]

@@ -328,8 +328,9 @@ def test_summary_hit_rates_count_only_rows_where_they_are_known() -> None:
     assert gold.retrieval_hit_rate is None and gold.given_hit_rate is None
     table = format_table({"naive-rag": summary, "pot": gold}).splitlines()
     assert table[0].split()[-5:] == ["gold", "given", "gold", "searched", "outcomes"]
-    assert table[1].startswith("naive-rag") and table[1].endswith("33.3%          66.7%  answered 4")
-    assert table[2].startswith("pot") and table[2].endswith("-              -  answered 1")
+    assert table[1].startswith("naive-rag") and table[1].split()[-4:-2] == ["33.3%", "66.7%"]
+    assert table[1].endswith("answered 4")
+    assert table[2].startswith("pot") and table[2].split()[-4:] == ["-", "-", "answered", "1"]
 
 
 def test_a_slice_selects_its_questions_in_dataset_order_before_where_skip_and_limit(
