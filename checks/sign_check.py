@@ -29,7 +29,7 @@ def subtracted_negatives(program: str, evidence: str, question: str) -> list[flo
     Empty when the question asks for a change, when the program does not parse, or when
     nothing suspicious is found.
     """
-    if _CHANGE.search(question):
+    if asks_for_change(question):
         return []
     try:
         tree = ast.parse(program)
@@ -50,6 +50,11 @@ def subtracted_negatives(program: str, evidence: str, question: str) -> list[flo
         if any(math.isclose(-subtracted, figure, rel_tol=1e-9) for figure in shown):
             found.append(-subtracted)
     return sorted(set(found))
+
+
+def asks_for_change(question: str) -> bool:
+    """Whether the question asks for a change, difference, growth or comparison."""
+    return bool(_CHANGE.search(question))
 
 
 def sign_feedback(magnitudes: list[float]) -> str:

@@ -148,3 +148,15 @@ def scale_multiplier(scale: str | None) -> float:
 def names_percent(*labels: str | None) -> bool:
     """Whether any record label (scale or unit) says the number is a percentage."""
     return any(label and label.strip().lower() in PERCENT_NAMES for label in labels)
+
+
+SCALE_NAMES: dict[float, str] = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
+"""The word a scale multiplier is stated with (``1e6`` → ``million``)."""
+
+_ASKED_SCALE = re.compile(r"(?:\bUSD|\$)\s*(thousand|million|billion)s?\b", re.IGNORECASE)
+
+
+def asked_scale(question: str) -> str | None:
+    """The scale a question asks its amount in (``in USD millions`` → ``million``), else None."""
+    match = _ASKED_SCALE.search(question) if isinstance(question, str) else None
+    return match[1].lower() if match else None

@@ -15,7 +15,7 @@ from typing import Literal
 
 from filingqa.datasets.registry import parse_spec
 from filingqa.records import Passage, QARecord
-from filingqa.records.search_handle import SearchHandle
+from filingqa.records.search_handle import Holdings, SearchHandle, holdings_of
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.locations import IndexMissingError, index_built
 
@@ -54,6 +54,10 @@ class RecordingSearch:
         """Whether the corpus holds filings of ``company`` (True if the handle can't say)."""
         covers = getattr(self.inner, "covers", None)
         return not callable(covers) or bool(covers(company))
+
+    def holdings(self) -> Holdings | None:
+        """What the corpus holds (None if the handle can't say)."""
+        return holdings_of(self.inner)
 
 
 def dataset_name(spec: str) -> str:

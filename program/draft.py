@@ -18,7 +18,8 @@ from filingqa.sandbox.outcome import Answer
 class Draft(BaseModel):
     """One answer attempt: the answer, the executed program and its value (PoT), the
     passages it was drafted from, the quotes it was taken from (extracted answers), the
-    automatic checks, the verdict, problems and faults."""
+    automatic checks, the verdict, problems and faults, and why its answer is unusable
+    when it echoes the request or repeats itself."""
 
     path: Literal["pot", "cot", "quote", "decide"]
     answer: str
@@ -30,6 +31,9 @@ class Draft(BaseModel):
     verdict: Verdict | None = None
     problems: list[str] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
+    unusable: str = Field(
+        default="", description="why the answer is no answer (it echoes or repeats), if it is"
+    )
 
     @property
     def accepted(self) -> bool:
@@ -37,7 +41,7 @@ class Draft(BaseModel):
         return self.verdict is not None and self.verdict.verdict == "ACCEPT"
 
     def support(self) -> int:
-        """Higher is better supported: accepted > clean checks > has an answer.
+        """Higher is better supported: accepted > clean checks > has a usable answer.
 
         On a tie the loop keeps the earlier draft: the small verifier also rejects correct
         programs, and a revision it rejected too is no better supported than what it revised.
@@ -46,7 +50,7 @@ class Draft(BaseModel):
             return 3
         if not self.problems and not self.faults and not is_refusal(self.answer):
             return 2
-        return 1 if self.answer.strip() else 0
+        return 1 if self.answer.strip() and not self.unusable else 0
 
     def feedback(self) -> str:
         """What the verifier held against it: its reasons, else what it found missing."""

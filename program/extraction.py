@@ -6,10 +6,13 @@ quote ──► check it occurs in the evidence, is short, is not a whole passag
    │ rejected: ask again, told why (≤ ``retries``) ──► still rejected: marked, not hidden
    ▼
 list: every item checked, duplicates merged · count: the number of quoted items
-yes/no: the deciding figure or words checked; a decision they do not support is given marked
+yes/no: the deciding figure or words checked; a decision they do not support is given marked;
+        a comparison a program computed decides the yes or no
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import dspy
 
@@ -50,14 +53,16 @@ class Extraction(dspy.Module):
         *,
         computed: str = "",
         rejected: str = "",
+        comparison: Comparison | None = None,
     ) -> Draft:
         """The answer of ``form`` (looked-up, span, list, count or yes/no); ``computed`` is a
-        figure a program worked out for a yes/no question, ``rejected`` why an earlier
-        answer was rejected."""
+        figure a program worked out for a yes/no question, ``comparison`` the truth a
+        program computed for it (which then decides the yes or no), ``rejected`` why an
+        earlier answer was rejected."""
         if form in ("list", "count"):
             return self._listed(question, passages, counted=form == "count", rejected=rejected)
         if form == "yes_no":
-            return self._decided(question, passages, computed)
+            return self._decided(question, passages, computed, comparison)
         if form == "explanation" and self.explain is not None:
             return self._quoted(question, passages, rejected, self.explain, EXPLANATION_WORDS)
         return self._quoted(question, passages, rejected, self.quote, MAX_QUOTE_WORDS)
@@ -119,15 +124,21 @@ class Extraction(dspy.Module):
             problems=problems,
         )
 
-    def _decided(self, question: str, passages: list[Passage], computed: str) -> Draft:
+    def _decided(
+        self, question: str, passages: list[Passage], computed: str, comparison: Comparison | None
+    ) -> Draft:
         """Yes or no with the deciding figure or words. A decision whose deciding figure is
         neither found in the evidence nor the computed one is still given, marked (a
-        problem: the answer is ``unverified``); only "not stated" gives no yes or no."""
+        problem: the answer is ``unverified``); only "not stated" gives no yes or no. A
+        ``comparison`` the program computed decides it: an LM decision contradicting it is
+        replaced, with the comparison as its reason."""
         out = self.decide(question=question, evidence=render(passages), computed=computed)
         deciding = out.deciding.strip()
         checked = check_quote(deciding, passages)
         grounded = checked.ok or _states_computed(deciding, computed)
         reason = out.reason.strip()
+        if comparison is not None:
+            return _follows(comparison, out.decision, reason, checked, passages)
         if out.decision == "not stated":
             return Draft(
                 path="decide",
@@ -147,6 +158,43 @@ class Extraction(dspy.Module):
             quotes=[checked] if checked.ok else [],
             problems=[] if grounded else [unchecked],
         )
+
+
+class Comparison(NamedTuple):
+    """The truth a program computed for a yes/no question, and the comparison it evaluated
+    (``ratio > 1``; empty when the program gave only the truth)."""
+
+    holds: bool
+    expression: str = ""
+
+
+def decided_by(comparison: Comparison, decision: str, reason: str) -> str:
+    """The answer to a yes/no question whose program computed ``comparison``: its yes or
+    no, with the LM's ``reason`` when its ``decision`` agrees, else with the comparison."""
+    said = "yes" if comparison.holds else "no"
+    if decision == said and reason:
+        return f"{said.capitalize()}. {reason}"
+    if comparison.expression:
+        return f"{said.capitalize()}. Computed: {comparison.expression} is {comparison.holds}."
+    return f"{said.capitalize()}."
+
+
+def _follows(
+    comparison: Comparison,
+    decision: str,
+    reason: str,
+    checked: CheckedQuote,
+    passages: list[Passage],
+) -> Draft:
+    """The yes/no draft the computed ``comparison`` decides (no problem: the program's
+    checks stand for it); the LM's deciding quote is kept only when it decided the same."""
+    agrees = decision == ("yes" if comparison.holds else "no")
+    return Draft(
+        path="decide",
+        answer=decided_by(comparison, decision, reason),
+        passages=passages,
+        quotes=[checked] if agrees and checked.ok else [],
+    )
 
 
 def _states_computed(deciding: str, computed: str) -> bool:

@@ -1,5 +1,6 @@
 """What the program returns for a question, and how it is made: from the chosen draft
-(:func:`from_draft`) or for a question that ends without one (:func:`stopped`)."""
+(:func:`from_draft`), for a question that ends without one (:func:`stopped`), or for one
+about filings the index lacks (:func:`not_indexed`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from filingqa.checks.citations import Citation, cite
-from filingqa.checks.units import display_value, quoted_figure
+from filingqa.checks.degenerate import degenerate
+from filingqa.checks.holdings import NotIndexed
+from filingqa.checks.program_result import decision_of
+from filingqa.checks.units import display_value, quoted_figure, scale_slips
 from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.evidence.render import render
 from filingqa.lm.faults import Fault
@@ -21,9 +25,11 @@ from filingqa.records import Passage
 from filingqa.router.rule import ReasoningPath, RoutingDecision
 from filingqa.sandbox.outcome import Answer
 
-Outcome = Literal["answered", "unverified", "refused", "error"]
+Outcome = Literal["answered", "unverified", "refused", "not_indexed", "error"]
 NOT_STATED = "not stated in the evidence"
 WITHHELD = "no answer: its figures are not in the evidence"
+UNUSABLE = "no answer: the reply repeated the request or itself"
+MISSCALED = "no answer: its figures are at another scale than the evidence's"
 
 
 class ReadingAnswer(BaseModel):
@@ -39,8 +45,9 @@ class FinalAnswer(BaseModel):
 
     ``outcome`` is ``answered`` when the verifier accepted (or a single pass ran clean),
     ``unverified`` when the loop ran out before an ACCEPT (the best-supported draft is
-    returned), ``refused`` when the evidence does not answer the question, ``error`` when
-    a step failed; ``reason`` says why.
+    returned), ``refused`` when the evidence does not answer the question, ``not_indexed``
+    when no indexed filing reports the company (and period) asked about (the answer names
+    what the index holds instead), ``error`` when a step failed; ``reason`` says why.
     """
 
     question: str
@@ -82,11 +89,24 @@ def stopped(
     )
 
 
+def not_indexed(question: str, ruling: NotIndexed, trace: Trace) -> FinalAnswer:
+    """A question about filings the index lacks: the answer says what it holds instead."""
+    return FinalAnswer(
+        question=question,
+        answer=ruling.answer,
+        confidence=0.0,
+        outcome="not_indexed",
+        reason=ruling.reason,
+        trace=trace,
+    )
+
+
 def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None) -> FinalAnswer:
     """The chosen draft as the answer: the anti-refusal ``review`` of a refusing draft
     decides its text, a value is shown with its unit or scale, citations are traced from the
-    program, and an answer quoting a number found neither in the evidence nor among the
-    computed values is withheld."""
+    program, and an answer that is no answer (:data:`UNUSABLE`), or quotes a number found
+    neither in the evidence nor among the computed values, or states an evidence figure at
+    another scale, is withheld."""
     answer, (outcome, reason) = draft.answer, _outcome(state.route, draft)
     if isinstance(review, Fault):
         answer = draft.answer.strip() or NOT_STATED
@@ -96,20 +116,19 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     citations = _citations(draft)
     cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
     shown = _shown(state, draft, answer, cited)
-    evidence = f"{state.question}\n{render(draft.passages)}"
-    invented = unsupported_numbers(shown, evidence, draft.computed())
-    if invented:
-        listed = ", ".join(f"{n:g}" for n in invented)
-        state.trace.record(
-            Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
-        )
-        shown = NOT_STATED if outcome == "refused" else WITHHELD
+    unusable = degenerate(shown) if isinstance(review, Review) else draft.unusable
+    withheld = (
+        (UNUSABLE, f"no answer: {unusable}") if unusable else _unsupported(state, draft, shown)
+    )
+    if withheld is not None:
+        text, why = withheld
+        shown = NOT_STATED if outcome == "refused" else text
         outcome = "refused" if outcome == "refused" else "unverified"
-        reason = f"{reason}; answer withheld: {listed} not in the evidence nor computed"
+        reason = f"{reason}; {why}"
     return FinalAnswer(
         question=state.question,
         answer=shown,
-        value=draft.value if outcome != "refused" and not invented else None,
+        value=draft.value if outcome != "refused" and withheld is None else None,
         working=draft.program,
         path=draft.path,
         citations=citations,
@@ -121,11 +140,36 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     )
 
 
+def _unsupported(state: QuestionState, draft: Draft, shown: str) -> tuple[str, str] | None:
+    """What is said instead of ``shown`` and why, when it quotes a number found neither in
+    the evidence nor among the computed values, or an evidence figure at another scale."""
+    evidence = f"{state.question}\n{render(draft.passages)}"
+    invented = unsupported_numbers(shown, evidence, draft.computed())
+    if invented:
+        listed = ", ".join(f"{n:g}" for n in invented)
+        state.trace.record(
+            Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
+        )
+        return WITHHELD, f"answer withheld: {listed} not in the evidence nor computed"
+    slips = scale_slips(shown, draft.passages)
+    if slips:
+        listed = "; ".join(slips)
+        state.trace.record(
+            Step(name="scale check", fault="unsupported_number", note=f"withheld: {listed}")
+        )
+        return MISSCALED, f"answer withheld: {listed}, at another scale than the evidence"
+    return None
+
+
 def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]) -> str:
-    """The answer as shown: a computed value rounded with its unit or scale, a quoted bare
-    figure (or list item) with the scale its passage states, words as they are."""
+    """The answer as shown: a computed comparison as yes or no, a computed value rounded
+    with its unit or scale, a quoted bare figure (or list item) with the scale its passage
+    states, words as they are."""
     if draft.path == "pot" and state.route.asks == "value":
-        return display_value(answer, state.question, draft.value, cited)
+        holds = decision_of(draft.value)
+        if holds is not None:
+            return "Yes" if holds else "No"
+        return display_value(answer, state.question, draft.value, cited, draft.program)
     if draft.path == "quote":
         return _scaled_quotes(answer, draft)
     return answer

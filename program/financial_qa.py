@@ -5,7 +5,8 @@ ambiguity check (questions with a cue) ──► one run per reading (concurrent
       ▼
 route (answer form → PoT, CoT, quotes or yes/no; single pass or the full loop)
       ▼
-evidence: given passages (gold context) or Multi-HyDE search + curation
+evidence: given passages (gold context) or Multi-HyDE search + curation (kept to the
+          question's company; no indexed filing of it, or of its period: ``not_indexed``)
       ▼
 answer form decided over the evidence (when the wording leaves it open)
       ▼
@@ -27,6 +28,12 @@ skipped, HyDE retrieval falls back to the question alone, a context overflow shr
 evidence and retries, a failed verification leaves the answer ``unverified``, and a failed
 reasoning step ends the question with outcome ``error`` and the fault as its reason. No
 answer leaves with a number found neither in the evidence nor among the computed values.
+
+Over a search handle that tells what it holds, the holdings rule
+(:mod:`~filingqa.checks.holdings`) runs first, with no LM: a question about a company, or a
+company and period, that no indexed filing reports ends ``not_indexed`` (naming what the
+index holds for it); otherwise a company-specific question searches only its company's
+filings, and a citation of another company's filing is dropped from the answer.
 """
 
 from __future__ import annotations
@@ -39,6 +46,13 @@ from typing import Any
 
 import dspy
 
+from filingqa.checks.holdings import (
+    CompanyScope,
+    NotIndexed,
+    Ruling,
+    ScopedSearch,
+    check_holdings,
+)
 from filingqa.checks.inputs import clean_question, question_problem
 from filingqa.evidence.render import render
 from filingqa.lm.faults import attempt, fault_of
@@ -48,17 +62,25 @@ from filingqa.program.answer_form_decision import AnswerFormDecision, FormChoice
 from filingqa.program.anti_refusal import AntiRefusal
 from filingqa.program.draft import Draft
 from filingqa.program.evidence_gatherer import EvidenceGatherer
-from filingqa.program.final_answer import NOT_STATED, FinalAnswer, Outcome, from_draft, stopped
+from filingqa.program.final_answer import (
+    NOT_STATED,
+    FinalAnswer,
+    Outcome,
+    from_draft,
+    not_indexed,
+    stopped,
+)
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState, Sources, screened_sources
 from filingqa.program.reasoning_loop import DEFAULT_ROUNDS, Explanations, ReasoningLoop
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import Passage
 from filingqa.records.refusal import is_refusal
-from filingqa.records.search_handle import SearchHandle
+from filingqa.records.search_handle import SearchHandle, holdings_of
 from filingqa.router.rule import RoutingDecision, route_by_rule
 
 EVIDENCE_CHARS = 8000  # about 2,000 tokens: leaves room in the local model's context
+UNVERIFIED_CONFIDENCE = 0.4  # an unverified answer's (final_answer), at most
 
 # Artifact name → predictor path. Compiled artifacts name the predictors as the flat
 # FinancialQA they were first saved from did; saved state keeps those names.
@@ -178,6 +200,10 @@ class FinancialQA(dspy.Module):
         if problem is not None:
             return _prediction(_invalid(question, problem, trace))
         question = clean_question(question)
+        ruling = _holdings_ruling(question, passages, search, company, trace)
+        if isinstance(ruling, NotIndexed):
+            return _prediction(not_indexed(question, ruling, trace))
+        search, company = _scoped(ruling, search, company, trace)
         solve = partial(self._solve, screened_sources(passages, search, company, carried, trace))
         try:
             report = self.ambiguity(question, trace) if self.detect_ambiguity else None
@@ -187,6 +213,8 @@ class FinancialQA(dspy.Module):
                 final = solve(question, trace)
         except Exception as failure:  # a failure outside every guarded step: still marked
             final = _failed(question, failure, trace)
+        if isinstance(ruling, CompanyScope):
+            final = _own_citations(final, ruling)
         return _prediction(final)
 
     async def aforward(self, question: str, **inputs: Any) -> dspy.Prediction:
@@ -200,7 +228,11 @@ class FinancialQA(dspy.Module):
         reasoning or checks after it, and one reading ([] when the question stops first)."""
         trace = Trace()
         question = clean_question(question)
-        sources = screened_sources(None, search, None, None, trace)
+        ruling = _holdings_ruling(question, None, search, None, trace)
+        if isinstance(ruling, NotIndexed):
+            return []
+        scoped, company = _scoped(ruling, search, None, trace)
+        sources = screened_sources(None, scoped, company, None, trace)
         route = self._route(question, trace)
         state = QuestionState.start(question, route, sources, self.evidence_chars, trace)
         found = self.gather.search(state)
@@ -267,6 +299,63 @@ class FinancialQA(dspy.Module):
 
 def _prediction(final: FinalAnswer) -> dspy.Prediction:
     return dspy.Prediction(answer=final.answer, final=final)
+
+
+def _holdings_ruling(
+    question: str,
+    passages: list[Passage] | None,
+    search: SearchHandle | None,
+    company: str | None,
+    trace: Trace,
+) -> Ruling:
+    """The holdings rule's ruling on ``question`` (:func:`~filingqa.checks.holdings.check_holdings`)
+    over a search handle that tells what it holds, with a ``holdings`` step in the trace;
+    None over given passages or a handle that cannot tell."""
+    holdings = holdings_of(search) if passages is None else None
+    if holdings is None:
+        return None
+    ruling = check_holdings(question, holdings, company)
+    if ruling is None:
+        note = "no company named that the rule can check"
+    else:
+        note = ruling.reason if isinstance(ruling, NotIndexed) else ruling.describe()
+    trace.record(Step(name="holdings", note=note))
+    return ruling
+
+
+def _scoped(
+    ruling: Ruling, search: SearchHandle | None, company: str | None, trace: Trace
+) -> tuple[SearchHandle | None, str | None]:
+    """The search kept to the ruling's companies and the company to search within; each
+    time passages of other companies' filings are dropped, a ``company scope`` step lists
+    them."""
+    if not isinstance(ruling, CompanyScope) or search is None:
+        return search, company
+
+    def dropped(ids: list[str]) -> None:
+        shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+        note = f"dropped {len(ids)} passage(s) of other companies' filings: {shown}"
+        trace.record(Step(name="company scope", note=note))
+
+    return ScopedSearch(search, ruling, dropped), ruling.company or company
+
+
+def _own_citations(final: FinalAnswer, scope: CompanyScope) -> FinalAnswer:
+    """``final`` without its citations of filings outside ``scope`` (recorded in a
+    ``company check`` step); an answer that cited one is ``unverified``, not ``answered``."""
+    foreign = list(dict.fromkeys(c.doc for c in final.citations if c.doc not in scope.doc_ids))
+    if not foreign:
+        return final
+    docs = ", ".join(foreign)
+    final.trace.record(Step(name="company check", note=f"dropped citations of {docs}"))
+    return final.model_copy(
+        update={
+            "citations": [c for c in final.citations if c.doc in scope.doc_ids],
+            "outcome": "unverified" if final.outcome == "answered" else final.outcome,
+            "confidence": min(final.confidence, UNVERIFIED_CONFIDENCE),
+            "reason": f"{final.reason}; cited another company's filing ({docs}): dropped",
+        }
+    )
 
 
 def _invalid(question: object, problem: str, trace: Trace) -> FinalAnswer:

@@ -5,7 +5,8 @@ reason (PoT in the sandbox / CoT / quotes / yes-no) ──► verify ──► R
 
 A single pass drafts once and does not verify. A context overflow halves the evidence and
 retries the round; any other reasoning fault ends the loop with a draft carrying the fault;
-a failed verification leaves the draft unverified.
+a failed verification leaves the draft unverified. An answer echoing the request's wording
+or repeating itself is asked for once more, then marked unusable.
 """
 
 from __future__ import annotations
@@ -16,18 +17,22 @@ from typing import Literal
 
 import dspy
 
-from filingqa.checks.answer_checks import automatic_checks
+from filingqa.checks.answer_checks import CheckReport, automatic_checks
+from filingqa.checks.degenerate import degenerate
 from filingqa.checks.formulas import formula_note
+from filingqa.checks.program_result import comparison, decision_of
+from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.evidence.render import render, within_budget
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step
 from filingqa.program.draft import Draft
-from filingqa.program.extraction import Extraction
+from filingqa.program.extraction import UNDECIDED, Comparison, Extraction
 from filingqa.program.pot import ProgramOfThought
 from filingqa.program.question_state import QuestionState
 from filingqa.program.verification import Verdict, Verifier
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import Passage
+from filingqa.records.refusal import is_refusal
 from filingqa.router.answer_form_guess import guess_answer_form, names_computation
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.extract import StateComputedAnswer
@@ -106,11 +111,11 @@ class ReasoningLoop(dspy.Module):
             if previous is not None and draft.repeats(previous):
                 state.trace.record(Step(name=f"verify {number}", note=REPEAT_NOTE))
                 break  # its verification, and every later round, would resend the same requests
-            if full_loop and not draft.faults:
+            if full_loop and not draft.faults and not draft.unusable:
                 self._verify(number, state, draft)
             if best is None or draft.support() > best.support():
                 best = draft  # ties keep the earlier draft: a rejected revision is no better
-            if draft.faults or not full_loop or best.accepted or number == rounds:
+            if draft.faults or draft.unusable or not full_loop or best.accepted or number == rounds:
                 break
             if state.search is not None and draft.verdict is not None:
                 attempt(state.trace, f"refine {number}", partial(refine, state, draft.verdict))
@@ -118,7 +123,45 @@ class ReasoningLoop(dspy.Module):
         return best
 
     def _round(self, number: int, state: QuestionState, previous: Draft | None) -> Draft:
-        """One reasoning round over the buffer's evidence; a context overflow halves the
+        """One reasoning round; an answer that echoes the request's wording or repeats
+        itself (:func:`~filingqa.checks.degenerate.degenerate`) is asked for once more, told
+        why, and marked unusable when the second answer is no better."""
+        draft = self._reasoned(number, state, previous)
+        why = self._degenerate(draft)
+        if why is None:
+            return draft
+        state.trace.record(Step(name=f"answer check {number}", note=f"asked again: {why}"))
+        draft = self._reasoned(number, state, _rejected(draft, why))
+        why = self._degenerate(draft)
+        if why is None:
+            return draft
+        state.trace.record(Step(name=f"answer check {number}", note=f"no answer: {why}"))
+        return draft.model_copy(update={"unusable": why, "problems": [*draft.problems, why]})
+
+    def _degenerate(self, draft: Draft) -> str | None:
+        """Why the draft's answer is no answer (an echo of the loop's wording, or
+        repetition); a refusal or an undecided yes/no declines in its own words and is
+        reviewed or marked as such instead."""
+        if is_refusal(draft.answer) or draft.answer.startswith(UNDECIDED):
+            return None
+        return degenerate(draft.answer, self._wording())
+
+    def _wording(self) -> list[str]:
+        """The instructions and output descriptions of every request the loop makes: the
+        wording a degenerate answer echoes."""
+        texts = []
+        for _, predictor in self.named_predictors():
+            signature = predictor.signature
+            texts.append(signature.instructions)
+            texts += [
+                str(field.json_schema_extra["desc"])
+                for field in signature.fields.values()
+                if field.json_schema_extra and "desc" in field.json_schema_extra
+            ]
+        return [text for text in texts if text and not text.startswith("${")]
+
+    def _reasoned(self, number: int, state: QuestionState, previous: Draft | None) -> Draft:
+        """One reasoning attempt over the buffer's evidence; a context overflow halves the
         evidence and retries (at most ``SHRINKS`` times), any other fault ends the round
         with an empty draft carrying the fault."""
         path = state.route.path
@@ -203,14 +246,23 @@ class ReasoningLoop(dspy.Module):
         self, state: QuestionState, passages: list[Passage], previous: Draft | None
     ) -> Draft:
         """Yes or no from a deciding figure: computed by a program first when the question
-        names a computation, else quoted."""
+        names a computation, else quoted (told why, when the previous answer was no answer).
+        A comparison the program computed decides the yes or no."""
         if not names_computation(state.question):
-            return self.extract(state.question, passages, "yes_no")
+            unusable = previous.unusable if previous is not None else ""
+            asked = f"{state.question}\n(An earlier answer was rejected: {unusable})"
+            return self.extract(asked if unusable else state.question, passages, "yes_no")
         computed = self._pot(state, passages, previous)
         if not computed.answer:
             return computed
         result = f"{computed.answer} (computed by: {computed.program.strip()})"
-        decided = self.extract(state.question, passages, "yes_no", computed=result)
+        decided = self.extract(
+            state.question,
+            passages,
+            "yes_no",
+            computed=result,
+            comparison=_computed_comparison(computed, state.question),
+        )
         return decided.model_copy(
             update={"value": computed.value, "program": computed.program, "checks": computed.checks}
         )
@@ -235,6 +287,26 @@ class ReasoningLoop(dspy.Module):
             draft.faults.append(verdict)
         else:
             draft.verdict = verdict
+
+
+def _computed_comparison(computed: Draft, question: str) -> Comparison | None:
+    """The yes or no the program computed (a bool, or true/false in words), with the
+    comparison it evaluated when every figure of that is in the question or the evidence."""
+    holds = decision_of(computed.value)
+    if holds is None:
+        return None
+    expression = comparison(computed.program) or ""
+    known = f"{question}\n{render(computed.passages)}"
+    shown = expression if not unsupported_numbers(expression, known) else ""
+    return Comparison(holds=holds, expression=shown)
+
+
+def _rejected(draft: Draft, why: str) -> Draft:
+    """``draft`` as unusable for ``why``, and rejected for it: what the next attempt is told
+    (a verdict's reasons reach every path's revision)."""
+    checks = draft.checks or CheckReport(problems=[], untraced=[])
+    verdict = Verdict(verdict="REJECT", reasons=[why], missing="", checks=checks)
+    return draft.model_copy(update={"verdict": verdict, "unusable": why})
 
 
 def _asks_why(state: QuestionState) -> bool:

@@ -18,6 +18,9 @@
    (dense and BM25 scores, also where it missed one list; its page's BM25 score and rank),
    then the LightGBM reranker orders them, drops near-duplicate boilerplate and promotes
    parents; finally the best passage of each of the top ``spread`` pages comes first.
+
+It also tells what the index holds (:meth:`FilingSearch.holdings`): each company's filings
+with their form and period, for the program's holdings rule.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.records.documents import Document, Passage
+from filingqa.records.search_handle import HeldCompany, Holdings
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.index.locations import default_index_dir, state_dir_for
 from filingqa.retrieval.index.passage_index import Hit, Match, PassageIndex, SearchMode
 from filingqa.retrieval.index.signals import passage_signals
+from filingqa.retrieval.ingest.metadata import DocumentRecord, parse_doc_name
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.hit_scores import dense_scores, page_scores, sparse_scores
 from filingqa.retrieval.search.pages import by_page, page_key, page_order, spread_pages
@@ -122,6 +127,7 @@ class FilingSearch:
         self.metadata = metadata
         self.reranker = reranker
         self.settings = settings or SearchSettings()
+        self._holdings: Holdings | None = None
 
     @classmethod
     def open(
@@ -161,6 +167,15 @@ class FilingSearch:
     def close(self) -> None:
         """Release the index."""
         self.index.close()
+
+    def holdings(self) -> Holdings | None:
+        """The companies whose filings the index holds, each filing with its form and period
+        (``SearchHandle``'s holdings); None without document metadata. Read once."""
+        if self.metadata is None:
+            return None
+        if self._holdings is None:
+            self._holdings = _holdings(self.metadata, self.index)
+        return self._holdings
 
     def search(
         self, query: str, *, k: int = 8, company: str | None = None, period: str | None = None
@@ -384,6 +399,42 @@ def _company_names(store: MetadataStore | None, companies: list[str]) -> list[st
         for doc in store.documents(company) if store else []:
             if doc.ticker:
                 names[doc.ticker] = None
+    return list(names)
+
+
+def _holdings(store: MetadataStore, index: PassageIndex) -> Holdings:
+    """The store's companies with the filings of theirs that have passages in ``index``."""
+    by_company: dict[str, list[DocumentRecord]] = defaultdict(list)
+    for record in store.records():
+        doc = record.document
+        if doc.company and index.count(SearchFilters(doc_ids=[doc.doc_id])):
+            by_company[doc.company].append(record)
+    calendars = {cal.company: cal for cal in store.calendars()}
+    held = []
+    for company, records in by_company.items():
+        cal = calendars.get(company)
+        held.append(
+            HeldCompany(
+                name=company,
+                aliases=_aliases(company, records),
+                year_end_month=cal.fiscal_year_end_month if cal else 12,
+                year_end_day=cal.fiscal_year_end_day if cal else 31,
+                naming=cal.naming if cal else "end_year",
+                documents=[r.document for r in records],
+            )
+        )
+    return Holdings(companies=held)
+
+
+def _aliases(company: str, records: list[DocumentRecord]) -> list[str]:
+    """The other names a company's filings give it: tickers, registrants, doc-name keys."""
+    names: dict[str, None] = {}
+    for record in records:
+        parsed = parse_doc_name(record.document.doc_id)
+        key = parsed.company_key if parsed else None
+        for name in (record.document.ticker, record.registrant, key):
+            if name and name != company:
+                names[name] = None
     return list(names)
 
 

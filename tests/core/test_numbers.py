@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from filingqa.core.numbers import (
+    asked_scale,
     extract_numbers,
     names_percent,
     parse_number,
@@ -97,3 +98,17 @@ def test_record_scale_and_percent_labels() -> None:
 def test_answer_number_is_the_first_number_years_aside(answer: str, expected: float | None) -> None:
     number = answer_number(answer)
     assert (number.magnitude if number else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "scale"),
+    [
+        ("What is the FY2018 capex amount (in USD millions) for 3M?", "million"),
+        ("Answer in USD billions.", "billion"),
+        ("What was revenue in $ thousands?", "thousand"),
+        ("What was revenue in millions?", None),
+        ("What is the quick ratio?", None),
+    ],
+)
+def test_the_scale_a_question_asks_for(question: str, scale: str | None) -> None:
+    assert asked_scale(question) == scale

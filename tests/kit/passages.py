@@ -1,8 +1,11 @@
-"""A tiny synthetic open corpus, questions about it, and a search handle over a list."""
+"""A tiny synthetic open corpus, questions about it, a search handle over a list and what
+such a handle holds."""
 
 from __future__ import annotations
 
-from filingqa.records import Passage
+from filingqa.records import Document, Passage
+from filingqa.records.search_handle import HeldCompany, Holdings
+from filingqa.retrieval.ingest.metadata import parse_doc_name
 
 
 def passage(pid: str, text: str) -> Passage:
@@ -34,14 +37,52 @@ QUESTION = "What was Acme's free cash flow in 2024?"
 FCF = "What was free cash flow in 2024?"
 
 
+def held(*doc_ids: str) -> Holdings:
+    """Holdings of the filings ``doc_ids`` (``ACME_2024_10K``, ``ACME_2024Q2_10Q``): each
+    company named by its key in title case (``Acme``) with the key as its alias, its fiscal
+    years ending in December."""
+    documents: dict[str, list[Document]] = {}
+    for doc_id in doc_ids:
+        name = parse_doc_name(doc_id)
+        if name is None:
+            raise ValueError(f"not a COMPANY_PERIOD_FORM name: {doc_id}")
+        company = name.company_key.title()
+        documents.setdefault(company, []).append(
+            Document(
+                doc_id=doc_id,
+                company=company,
+                doc_type=name.doc_type,
+                fiscal_year=name.year,
+                fiscal_quarter=name.quarter,
+            )
+        )
+    return Holdings(
+        companies=[
+            HeldCompany(name=company, aliases=[company.upper()], documents=docs)
+            for company, docs in documents.items()
+        ]
+    )
+
+
 class ListSearch:
     """Passages sharing a word with the query, in list order; every call is recorded.
-    ``broken``: every search fails as an unreachable index would."""
+    ``broken``: every search fails as an unreachable index would. ``holdings``: what it
+    tells it holds (None: it cannot tell, as a handle without the method)."""
 
-    def __init__(self, passages: list[Passage] = CORPUS, broken: bool = False) -> None:
+    def __init__(
+        self,
+        passages: list[Passage] = CORPUS,
+        broken: bool = False,
+        holdings: Holdings | None = None,
+    ) -> None:
         self.passages = passages
         self.broken = broken
+        self.held = holdings
         self.calls: list[dict] = []
+
+    def holdings(self) -> Holdings | None:
+        """What the list holds, as given."""
+        return self.held
 
     def search(
         self, query: str, *, k: int, company: str | None = None, period: str | None = None

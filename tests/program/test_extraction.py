@@ -5,7 +5,7 @@ from collections.abc import Callable
 import dspy
 
 from filingqa.lm.trace import Trace
-from filingqa.program.extraction import UNDECIDED, Extraction
+from filingqa.program.extraction import UNDECIDED, Comparison, Extraction, decided_by
 from filingqa.program.final_answer import from_draft
 from filingqa.program.question_state import QuestionState, Sources
 from filingqa.router.rule import route_by_rule
@@ -173,3 +173,10 @@ def test_a_quoted_answer_cites_the_passage_it_was_quoted_from() -> None:
         "the straight-line method",
         "answered",
     )
+
+
+def test_a_computed_comparison_decides_the_yes_or_no() -> None:
+    above = Comparison(holds=False, expression="ratio > 3")
+    assert decided_by(above, "yes", "The ratio is above 3.") == "No. Computed: ratio > 3 is False."
+    assert decided_by(above, "no", "It is below 3.") == "No. It is below 3."
+    assert decided_by(Comparison(holds=True), "not stated", "") == "Yes."
