@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from filingqa.core.numbers import asked_scale
 from filingqa.records.qa_record import AnswerType, AnswerValue, Scale
 
 MINUS_SIGNS = str.maketrans({"−": "-", "–": "-", "—": "-", "‒": "-"})
@@ -21,7 +22,6 @@ _QUANTITY = re.compile(
     (?P<scale>thousands?|millions?|billions?)?\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
-_QUESTION_SCALE = re.compile(r"\b(?:USD|\$)\s*(thousand|million|billion)s?\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(yes|no)\b", re.IGNORECASE)
 
 
@@ -68,8 +68,7 @@ def format_number(value: float) -> str:
 
 def question_scale(question: str) -> Scale:
     """The scale a question asks for (``in USD millions`` → ``million``), else ``""``."""
-    match = _QUESTION_SCALE.search(question)
-    return match[1].lower() if match else ""  # type: ignore[return-value]
+    return asked_scale(question) or ""  # type: ignore[return-value]
 
 
 def classify_answer(answer: str, question: str = "") -> Answer:

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 from filingqa.core.numbers import (
     ParsedNumber,
+    asked_scale,
     extract_numbers,
     names_percent,
     scale_multiplier,
 )
-from filingqa.datasets.parsing import question_scale
 from filingqa.metrics.verdict import Verdict
 
 RELATIVE_TOLERANCE = 0.02
@@ -164,7 +164,7 @@ def _frame(gold: ParsedNumber, scale: str | None, unit: str | None, question: st
         scale_stated=gold.scale_word is not None or record_multiplier != 1.0,
         record_percent=names_percent(scale, unit),
         in_points=names_percent(scale),
-        scale_asked=bool(question_scale(question)),
+        scale_asked=asked_scale(question) is not None,
     )
 
 
