@@ -238,7 +238,7 @@ def _answer(
     text = (
         f"could not compute an answer ({execution.error.kind}: {execution.error.message})"
         if refused and execution.error
-        else display_value(prediction.answer, question, execution.value, cited)
+        else display_value(prediction.answer, question, execution.value, cited, prediction.program)
     )
     return FilingAnswer(
         question=question,
