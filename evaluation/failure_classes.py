@@ -4,7 +4,8 @@ says enough, by hand (a ``{row id: class}`` mapping) where it cannot.
 A output discipline (no answer, an error, a refusal, the right figure at the wrong scale or
 buried among other numbers); B judge over-strict (within 5% of the gold: a rounding or
 tolerance disagreement); C dataset truth error and D question self-contradiction (by hand
-only: they need reading the source); E retrieval gap (no gold evidence page was retrieved);
+only: they need reading the source); E retrieval gap (no gold evidence page was retrieved,
+or the question's filing is not in the corpus);
 F period/semantic (a well-formed answer with the wrong figure: another period, line item,
 sign or formula). Pure: no I/O, no LM.
 """
@@ -78,6 +79,10 @@ def classify(row: Row, manual: Mapping[str, FailureClass] | None = None) -> Fail
         return None
     if manual and row.id in manual:
         return Failure(label=manual[row.id], why="assigned by hand")
+    if row.outcome == "not_indexed":
+        if row.in_corpus is False:
+            return Failure(label="E", why="its filing is not in the corpus (answered not_indexed)")
+        return Failure(label="A", why="answered not_indexed although its filing is indexed")
     if row.gold_retrieved is False:
         return Failure(label="E", why="no gold evidence page among the retrieved pages")
     if row.error or row.outcome == "error" or not row.answer.strip():

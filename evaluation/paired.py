@@ -47,9 +47,9 @@ def _wins_and_losses(
 
 def withholds_yes_or_no(row: Row) -> bool:
     """Whether ``row`` answers a yes/no question without a yes or no: ``Undecided:``, a
-    refusal, or an error."""
+    refusal, "not in the index", or an error."""
     return row.answer_type == "yes_no" and (
-        row.outcome in ("refused", "error") or row.answer.startswith(UNDECIDED)
+        row.outcome in ("refused", "not_indexed", "error") or row.answer.startswith(UNDECIDED)
     )
 
 

@@ -35,6 +35,8 @@ def test_correct_answers_have_no_failure() -> None:
         ("-25.5", {}, "F", "opposite sign"),
         ("41.0", {}, "F", "not the gold"),
         ("27", {"gold_retrieved": False}, "E", "retrieved"),
+        ("Not in the index: …", {"outcome": "not_indexed", "in_corpus": False}, "E", "not in"),
+        ("Not in the index: …", {"outcome": "not_indexed", "in_corpus": True}, "A", "indexed"),
     ],
 )
 def test_automatic_classes(answer: str, extra: dict, label: str, why: str) -> None:

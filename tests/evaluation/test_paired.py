@@ -1,6 +1,12 @@
 import pytest
 
-from filingqa.evaluation.paired import compare, compare_all, format_paired, sign_test
+from filingqa.evaluation.paired import (
+    compare,
+    compare_all,
+    format_paired,
+    sign_test,
+    withholds_yes_or_no,
+)
 
 from ..kit.data import judged_row
 
@@ -71,3 +77,9 @@ def test_withheld_yes_no_are_printed_under_their_pair_only_when_yes_no_are_share
         "(Undecided, refused, error): b 1, a 1"
     )
     assert len(format_paired(compare_all({"direct": DIRECT, "program": PROGRAM})).splitlines()) == 2
+
+
+def test_not_in_the_index_withholds_a_yes_no() -> None:
+    row = judged_row(id="n", answer="Not in the index: …", answer_type="yes_no")
+    assert withholds_yes_or_no(row.model_copy(update={"outcome": "not_indexed"}))
+    assert not withholds_yes_or_no(row)
