@@ -195,7 +195,7 @@ _FY = r"(?P<fy>FY|fiscal(?:\s+year)?|CY|calendar(?:\s+year)?)"
 # a year after a period word: "FY24", "fiscal 2024", "of 2024", "'24", or glued "24"
 _YEAR_AFTER = (
     rf"(?:\s*(?:of\s+)?{_FY}\s*'?(?P<y1>(?:19|20)?\d{{2}})"
-    r"|\s*(?:of\s+|,\s*)?(?P<y2>(?:19|20)\d{2})|\s*'(?P<y3>\d{2})|(?P<y4>\d{2}))\b"
+    r"|\s*(?:of\s+|,\s*)?(?P<y2>(?:19|20)\d{2})|\s*'(?P<y3>(?:19|20)?\d{2})|(?P<y4>\d{2}))\b"
 )
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3}
 _ORDINALS |= {"fourth": 4, "4th": 4}

@@ -132,6 +132,7 @@ def test_period_bounds_rejects_a_fifth_quarter() -> None:
         ("Q2 of FY2024", "quarter", 2024, 2, None, "fiscal"),
         ("4Q22", "quarter", 2022, 4, None, "fiscal"),
         ("Q3'23", "quarter", 2023, 3, None, "fiscal"),
+        ("As of Q2'2023, is Pfizer", "quarter", 2023, 2, None, "fiscal"),
         ("FY24 Q2", "quarter", 2024, 2, None, "fiscal"),
         ("H1 FY24", "half", 2024, 1, None, "fiscal"),
         ("1H23", "half", 2023, 1, None, "fiscal"),
