@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
 from filingqa.core.numbers import extract_numbers
+from filingqa.evidence.statement_rows import ROWS_PART
 from filingqa.records.documents import Passage
 
 # Numbers a program uses for arithmetic rather than copies from the evidence: small counts
@@ -49,14 +51,29 @@ def passage_numbers(passage: Passage) -> set[float]:
     return {round(abs(number.magnitude), 6) for number in extract_numbers(passage.text)}
 
 
+def citation_of(passage: Passage) -> Citation:
+    """Where ``passage`` is cited: itself, or for labelled statement rows made from a table
+    (:mod:`~filingqa.evidence.statement_rows`) the table they were read from."""
+    if passage.parent_id and passage.id == f"{passage.parent_id}.{ROWS_PART}":
+        return Citation(
+            doc=passage.doc_id, page=passage.page, passage_id=passage.parent_id, kind="table"
+        )
+    return Citation(doc=passage.doc_id, page=passage.page, passage_id=passage.id, kind=passage.kind)
+
+
 def cite(program: str, passages: list[Passage]) -> list[Citation]:
-    """The passages holding at least one number the program uses, in the given order."""
+    """Where the passages holding at least one number the program uses are cited
+    (:func:`citation_of`), in the given order, each place once."""
     used = program_numbers(program)
-    return [
-        Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
-        for p in passages
-        if used & passage_numbers(p)
-    ]
+    return unique_citations(citation_of(p) for p in passages if used & passage_numbers(p))
+
+
+def unique_citations(citations: Iterable[Citation]) -> list[Citation]:
+    """``citations`` with each cited passage once, at its first mention."""
+    seen: dict[str, Citation] = {}
+    for citation in citations:
+        seen.setdefault(citation.passage_id, citation)
+    return list(seen.values())
 
 
 def untraced_numbers(program: str, passages: list[Passage]) -> set[float]:

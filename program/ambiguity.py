@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import dspy
 
 from filingqa.checks.ambiguity_cues import ambiguity_cue
-from filingqa.checks.citations import Citation
+from filingqa.checks.citations import unique_citations
 from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step, Trace
@@ -80,7 +80,7 @@ class AmbiguityCheck(dspy.Module):
                 f"# {a.axis}\n{f.working}" for a, f in zip(answers, finals, strict=True)
             ),
             path=finals[0].path,
-            citations=_unique_citations(c for f in finals for c in f.citations),
+            citations=unique_citations(c for f in finals for c in f.citations),
             evidence=_unique_passages(p for f in finals for p in f.evidence),
             interpretations=answers,
             confidence=min((f.confidence for f in answered), default=0.0),
@@ -102,13 +102,6 @@ class AmbiguityCheck(dspy.Module):
         if isinstance(text, Fault) or unsupported_numbers(text, "\n".join([question, plain])):
             return plain
         return text if all(a.answer in text for a in answers) else plain
-
-
-def _unique_citations(citations: Iterable[Citation]) -> list[Citation]:
-    seen: dict[str, Citation] = {}
-    for citation in citations:
-        seen.setdefault(citation.passage_id, citation)
-    return list(seen.values())
 
 
 def _unique_passages(passages: Iterable[Passage]) -> list[Passage]:

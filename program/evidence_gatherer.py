@@ -10,14 +10,26 @@ the question alone; ``query_writing=False`` sends no query-writing request (the 
 any sub-questions are searched as written; the search expands them with the lexicon's line
 items); ``curation=False`` keeps the retrieved passages in the search's order, as many as
 the evidence budget holds, and asks no complementary query.
+
+With ``statement_rows`` (on by default), a question about one company's figures for named
+periods over a handle that looks statement records up gets those figures as labelled rows
+ahead of the passages (:mod:`~filingqa.evidence.statement_rows`): the concepts the question
+names and the inputs of each catalogue metric it names (none for a metric whose formula the
+question states: that formula's concepts are among those it names), for the periods it
+names, and the prior period too for an average or a change of one period.
 """
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 import dspy
 
+from filingqa.checks.metric_catalogue import metrics_named, question_defines
+from filingqa.checks.screening import Screening, screen
+from filingqa.checks.sign_check import asks_for_change
+from filingqa.evidence.statement_rows import statement_rows
 from filingqa.lm.faults import Fault, attempt
 from filingqa.program.curation import Curator
 from filingqa.program.final_answer import FinalAnswer, stopped
@@ -27,15 +39,24 @@ from filingqa.program.question_state import (
     CURATED,
     REFINED,
     RETRIEVED,
+    STATEMENT_ROWS,
     QuestionState,
 )
 from filingqa.program.verification import Verdict
-from filingqa.records.search_handle import SearchHandle
+from filingqa.records.search_handle import (
+    SearchHandle,
+    looks_up_statements,
+    statement_records_of,
+)
+from filingqa.retrieval.vocabulary.fiscal import find_periods
+from filingqa.retrieval.vocabulary.line_items import question_concepts
 from filingqa.signatures.decompose import Decompose
 from filingqa.signatures.verify import RefineQuestions
 
 QUERY_TOKENS = 512  # decompositions and refinement queries are short: a looping one stops here
 REFINE_QUERIES = 3  # new queries searched per refinement
+ROW_SHARE = 4  # statement rows take at most a quarter of the evidence budget
+_AVERAGE = re.compile(r"\baverage\b", re.IGNORECASE)
 
 
 class EvidenceGatherer(dspy.Module):
@@ -54,6 +75,7 @@ class EvidenceGatherer(dspy.Module):
         decompose: bool = True,
         query_writing: bool = True,
         curation: bool = True,
+        statement_rows: bool = True,
     ) -> None:
         super().__init__()
         self.decompose = dspy.Predict(Decompose, max_tokens=QUERY_TOKENS)
@@ -63,11 +85,14 @@ class EvidenceGatherer(dspy.Module):
         self.decomposes = decompose
         self.writes_queries = query_writing
         self.curates = curation
+        self.statement_rows = statement_rows
 
     def forward(self, state: QuestionState) -> FinalAnswer | None:
         found = self.search(state)
         if isinstance(found, FinalAnswer):
             return found
+        if self.statement_rows:
+            self._add_statement_rows(state)
         if self.curates:
             self._curate(state, _handle(state), found)
         return None
@@ -151,6 +176,28 @@ class EvidenceGatherer(dspy.Module):
             return passages
         return Retrieved(passages=passages, queries=queries, company=state.company, period=None)
 
+    def _add_statement_rows(self, state: QuestionState) -> None:
+        """The question's figures looked up in the handle's statement records, added as
+        labelled rows ahead of every passage (a ``statement rows`` step); nothing for a
+        question naming no company, period or figure, or a handle that cannot look them up."""
+        search = _handle(state)
+        periods = [ref.text for ref in find_periods(state.question)]
+        concepts, with_prior = row_concepts(state.question)
+        company = state.company
+        if company is None or not periods or not concepts or not looks_up_statements(search):
+            return
+        prior = with_prior if len(periods) == 1 else []
+        budget = state.evidence.capacity_chars // ROW_SHARE
+        rows = attempt(
+            state.trace,
+            "statement rows",
+            partial(_rows, search, company, concepts, prior, periods, budget),
+            typed=False,
+            note=_rows_note,
+        )
+        if not isinstance(rows, Fault):
+            state.evidence.add(rows.passages, STATEMENT_ROWS)
+
     def _curate(self, state: QuestionState, search: SearchHandle, found: Retrieved) -> None:
         """Keeps the passages the curator chose and searches once for what it found missing;
         when curation fails, the retrieved passages stay, uncurated."""
@@ -175,6 +222,50 @@ class EvidenceGatherer(dspy.Module):
         if not isinstance(more, Fault):
             state.tried.append(query)
             state.evidence.add(more, COMPLEMENTARY)
+
+
+def row_concepts(question: str) -> tuple[list[str], list[str]]:
+    """The concepts whose figures ``question`` asks for, in order, and those of them it needs
+    the prior period of too: the concepts it names (all of them wanting the prior period when
+    it asks for an average or a change), then the inputs of each catalogue metric it names
+    and does not define itself (those taken at the prior period or averaged wanting it)."""
+    named = question_concepts(question)
+    concepts = dict.fromkeys(named)
+    asks_prior = bool(_AVERAGE.search(question)) or asks_for_change(question)
+    prior = dict.fromkeys(named if asks_prior else [])
+    for metric in metrics_named(question):
+        if question_defines(question, metric):
+            continue
+        for needed in metric.inputs:
+            concepts[needed.concept] = None
+            if needed.period != "current":
+                prior[needed.concept] = None
+    return list(concepts), list(prior)
+
+
+def _rows(
+    search: SearchHandle,
+    company: str,
+    concepts: list[str],
+    prior: list[str],
+    periods: list[str],
+    budget_chars: int,
+) -> Screening:
+    """The rows of ``concepts`` in ``periods`` (and of ``prior`` in the periods before),
+    concept by concept, screened."""
+    found = statement_records_of(search, company, concepts, periods) or []
+    if prior:
+        found += statement_records_of(search, company, prior, periods, prior=True) or []
+    order = {concept: index for index, concept in enumerate(concepts)}
+    found.sort(key=lambda record: order.get(record.concept or "", len(order)))
+    return screen(statement_rows(found, budget_chars))
+
+
+def _rows_note(rows: Screening) -> str:
+    lines = sum(len(p.text.splitlines()) - 1 for p in rows.passages)
+    shown = ", ".join(f"{p.doc_id} p.{p.page}" for p in rows.passages)
+    note = f"{lines} row(s)" + (f": {shown}" if shown else "")
+    return note + (f"; withheld {len(rows.withheld)} line(s)" if rows.withheld else "")
 
 
 def _handle(state: QuestionState) -> SearchHandle:

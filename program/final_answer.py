@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from filingqa.checks.citations import Citation, cite
+from filingqa.checks.citations import Citation, citation_of, cite, unique_citations
 from filingqa.checks.degenerate import degenerate
 from filingqa.checks.holdings import NotIndexed
 from filingqa.checks.program_result import decision_of
@@ -114,7 +114,8 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     elif review is not None:
         answer, outcome, reason = review.answer, _reviewed(review), review.reason
     citations = _citations(draft)
-    cited = [p for p in draft.passages if p.id in {c.passage_id for c in citations}]
+    cited_ids = {c.passage_id for c in citations}
+    cited = [p for p in draft.passages if citation_of(p).passage_id in cited_ids]
     shown = _shown(state, draft, answer, cited)
     unusable = degenerate(shown) if isinstance(review, Review) else draft.unusable
     withheld = (
@@ -216,13 +217,7 @@ def _citations(draft: Draft) -> list[Citation]:
         located = [q.location for q in draft.quotes if q.location is not None]
         ids = list(dict.fromkeys(location.passage_id for location in located))
         by_id = {p.id: p for p in draft.passages}
-        return [
-            Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
-            for p in (by_id[i] for i in ids if i in by_id)
-        ]
+        return unique_citations(citation_of(by_id[i]) for i in ids if i in by_id)
     if draft.path in ("pot", "decide") and draft.program:
         return cite(draft.program, draft.passages)
-    return [
-        Citation(doc=p.doc_id, page=p.page, passage_id=p.id, kind=p.kind)
-        for p in draft.passages[:3]
-    ]
+    return unique_citations(citation_of(p) for p in draft.passages[:3])

@@ -123,6 +123,8 @@ class FinancialQA(dspy.Module):
     alternative (:class:`~filingqa.program.evidence_gatherer.EvidenceGatherer`):
     ``decompose``, ``query_writing`` (Multi-HyDE with ``hypotheses`` passages) and
     ``curation``; PoT's votes there are ``searched_samples`` (None: ``samples``).
+    ``statement_rows`` puts the figures a company-and-period question asks for, looked up in
+    a handle's statement records, ahead of the passages as labelled rows.
     ``explanations="quoted"`` answers a question asking why or how with the
     filing's own sentences, checked like any quote, instead of in free words.
     """
@@ -148,6 +150,7 @@ class FinancialQA(dspy.Module):
         query_writing: bool = True,
         curation: bool = True,
         explanations: Explanations = "free",
+        statement_rows: bool = True,
     ) -> None:
         super().__init__()
         self.ambiguity = AmbiguityCheck()
@@ -158,6 +161,7 @@ class FinancialQA(dspy.Module):
             decompose=decompose,
             query_writing=query_writing,
             curation=curation,
+            statement_rows=statement_rows,
         )
         self.reason = ReasoningLoop(
             max_rounds=max_rounds,

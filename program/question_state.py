@@ -15,6 +15,7 @@ from filingqa.records.search_handle import SearchHandle
 from filingqa.router.rule import RoutingDecision
 
 # Evidence priorities in the buffer: what fits the reasoning prompt comes highest first.
+STATEMENT_ROWS = 1.25  # figures looked up in the statement records: ahead of every passage
 CURATED = 1.0  # kept by the curator, or given as the question's context
 COMPLEMENTARY = 0.75  # found for what the curator said was missing
 REFINED = 0.6  # found for what the verifier said was missing

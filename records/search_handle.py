@@ -1,13 +1,16 @@
 """What the program needs from retrieval: one call from a query to ranked passages, and,
-from a handle that can tell, what it holds (:class:`Holdings`)."""
+from a handle that can tell, what it holds (:class:`Holdings`) and the statement figures
+its filings print (:func:`statement_records_of`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.records.documents import Document, Passage
+from filingqa.records.statements import StatementRecord
 
 YearNaming = Literal["end_year", "start_year"]
 
@@ -20,7 +23,10 @@ class SearchHandle(Protocol):
     "Q2 FY2024"); resolving them to documents is the handle's job.
 
     A handle may also tell what it holds with a ``holdings()`` method returning
-    :class:`Holdings` (None: it cannot tell); :func:`holdings_of` asks for it.
+    :class:`Holdings` (None: it cannot tell); :func:`holdings_of` asks for it. It may look
+    statement figures up with ``statement_records(company, concepts, periods, prior=)``
+    returning :class:`~filingqa.records.statements.StatementRecord` s;
+    :func:`statement_records_of` asks for them.
     """
 
     def search(
@@ -59,3 +65,25 @@ def holdings_of(search: object) -> Holdings | None:
         return None
     found = tell()
     return found if isinstance(found, Holdings) else None
+
+
+def looks_up_statements(search: object) -> bool:
+    """Whether ``search`` looks statement records up (has a ``statement_records`` method)."""
+    return callable(getattr(search, "statement_records", None))
+
+
+def statement_records_of(
+    search: object,
+    company: str,
+    concepts: Iterable[str],
+    periods: Iterable[str],
+    *,
+    prior: bool = False,
+) -> list[StatementRecord] | None:
+    """The statement records ``search`` holds of ``company`` for ``concepts`` in the periods
+    ``periods`` name (with ``prior``, each one's prior year too), or None when it cannot look
+    them up (:func:`looks_up_statements`)."""
+    look_up = getattr(search, "statement_records", None)
+    if not callable(look_up):
+        return None
+    return list(look_up(company, list(concepts), list(periods), prior=prior))

@@ -11,15 +11,17 @@ listings and pages until an add finishes it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from filingqa.records import Document, Passage
-from filingqa.records.search_handle import SearchHandle
+from filingqa.records.search_handle import Holdings, SearchHandle
+from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.index.build import LEDGER_FILE, IndexReport, Ledger, build_index
 from filingqa.retrieval.index.corpus import file_corpus
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters
+from filingqa.retrieval.index.statement_store import StatementStore
 from filingqa.retrieval.ingest.filings import IngestFailure
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.pipeline import FilingSearch, ReRankerChoice
@@ -93,7 +95,7 @@ class Library:
             report = build_index(
                 self.search.index, paths=[path], state_dir=self.directory, progress=False
             )
-            self.search.metadata = _metadata(self.directory)
+            self.search.reload(_metadata(self.directory), StatementStore.found(self.directory))
             self.finished = _finished(self.directory, self.search)
         return report
 
@@ -125,6 +127,33 @@ class _LockedSearch:
             )
             finished = self.library.finished
         return [r.passage for r in ranked if r.passage.doc_id in finished]
+
+    def holdings(self) -> Holdings | None:
+        """What the library holds, of the finished filings (and the chosen ones, if any)."""
+        with self.library._lock:
+            held = self.library.search.holdings()
+            usable = self._usable(self.library.finished)
+        if held is None:
+            return None
+        companies = [
+            company.model_copy(
+                update={"documents": [d for d in company.documents if d.doc_id in usable]}
+            )
+            for company in held.companies
+        ]
+        return Holdings(companies=[company for company in companies if company.documents])
+
+    def statement_records(
+        self, company: str, concepts: Iterable[str], periods: Iterable[str], *, prior: bool = False
+    ) -> list[StatementRecord]:
+        """The library's statement records, of the finished filings (and the chosen ones)."""
+        with self.library._lock:
+            found = self.library.search.statement_records(company, concepts, periods, prior=prior)
+            usable = self._usable(self.library.finished)
+        return [record for record in found if record.doc_id in usable]
+
+    def _usable(self, finished: frozenset[str]) -> frozenset[str]:
+        return finished & frozenset(self.doc_ids) if self.doc_ids else finished
 
 
 def _finished(directory: Path, search: FilingSearch) -> frozenset[str]:

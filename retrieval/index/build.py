@@ -5,7 +5,11 @@ resolve companies and periods), then ingests and indexes item by item. A small l
 (``ledger.jsonl``) records each item once its passages are stored, so a killed build re-run
 skips finished files at once; :meth:`PassageIndex.add` being idempotent, whatever was
 half-written is completed without duplicates. A file that cannot be read is reported and
-the build goes on."""
+the build goes on.
+
+Each filing's statement records (:mod:`.statement_store`) are written beside the metadata
+before the ledger marks the filing done; a rerun over an index built without them adds them
+in place, from the ingest cache, embedding nothing."""
 
 from __future__ import annotations
 
@@ -17,10 +21,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from filingqa.retrieval.index.corpus import Corpus, file_corpus
+from filingqa.records.statements import StatementRecord
+from filingqa.retrieval.index.corpus import Corpus, CorpusItem, file_corpus
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.locations import state_dir_for
 from filingqa.retrieval.index.passage_index import PassageIndex, SearchFilters
+from filingqa.retrieval.index.statement_store import StatementStore
 from filingqa.retrieval.ingest.filings import (
     IngestedDocument,
     IngestFailure,
@@ -91,6 +97,7 @@ class IndexReport(BaseModel):
     passages: int = Field(description="passages of the corpus now stored")
     written: int = Field(description="passages embedded and written by this run")
     unchanged: int = Field(description="passages found already stored")
+    statements: int = Field(description="filings whose statement records this run stored")
     failures: list[IngestFailure]
     seconds: float
     disk_bytes: int | None = Field(
@@ -112,9 +119,10 @@ def build_index(
     at ``index`` and report.
 
     ``index`` is a directory, a Qdrant URL, ``":memory:"`` or an open :class:`PassageIndex`
-    (left open). Metadata and the ledger go to ``state_dir`` (default:
-    :func:`state_dir_for`; none for memory or an open index unless given), merged with any
-    metadata already there. Passages are added ``flush_passages`` at a time (whole items).
+    (left open). Metadata, the ledger and the filings' statement records go to
+    ``state_dir`` (default: :func:`state_dir_for`; none for memory or an open index unless
+    given), merged with any metadata already there; finished filings stored without
+    records get them. Passages are added ``flush_passages`` at a time (whole items).
 
     Raises:
         ValueError: neither or both of ``paths`` and ``corpus``.
@@ -129,8 +137,11 @@ def build_index(
     opened = index if isinstance(index, PassageIndex) else PassageIndex.open(index, embedder)
     try:
         metadata = _save_metadata(corpus.metadata, state_dir)
-        build = _Build(opened, corpus, Ledger(state_dir / LEDGER_FILE if state_dir else None))
+        ledger = Ledger(state_dir / LEDGER_FILE if state_dir else None)
+        statements = _Statements(StatementStore(state_dir), metadata) if state_dir else None
+        build = _Build(opened, corpus, ledger, statements)
         build.run(progress, flush_passages)
+        build.add_statements(progress)  # filings an older build stored without them
         opened.add_signals(progress=progress)  # passages an older build stored without them
         if state_dir is not None:
             _with_pages(metadata, build.pages_by_doc).save(state_dir)
@@ -148,38 +159,90 @@ def build_index(
         passages=build.passages,
         written=build.written,
         unchanged=build.unchanged,
+        statements=build.statements_stored,
         failures=corpus.failures,
         seconds=round(time.perf_counter() - started, 2),
         disk_bytes=_disk_bytes(index),
     )
 
 
+class _Statements:
+    """Where a build stores statement records, and the calendars it reads them under."""
+
+    def __init__(self, store: StatementStore, metadata: MetadataStore) -> None:
+        self.store = store
+        self.metadata = metadata
+
+    def read(self, item: CorpusItem) -> list[StatementRecord] | IngestFailure:
+        """The filing's records, or why they could not be read."""
+        company = item.document.company
+        calendar = self.metadata.calendar(company) if company else None
+        try:
+            return item.statement_records(calendar)
+        except Exception as error:
+            detail = f"statement records: {type(error).__name__}: {error}"
+            return IngestFailure(path=item.label, reason="failed", detail=detail)
+
+
 class _Build:
     """The ingest-and-add loop, with its counts."""
 
-    def __init__(self, index: PassageIndex, corpus: Corpus, ledger: Ledger) -> None:
+    def __init__(
+        self,
+        index: PassageIndex,
+        corpus: Corpus,
+        ledger: Ledger,
+        statements: _Statements | None,
+    ) -> None:
         self.index = index
         self.corpus = corpus
         self.ledger = ledger
+        self.statements = statements
         self.pages_by_doc: dict[str, int] = {}
         self.indexed = self.resumed = self.passages = self.written = self.unchanged = 0
-        self._pending: list[tuple[str, IngestedDocument]] = []
+        self.statements_stored = 0
+        self._pending: list[tuple[str, IngestedDocument, list[StatementRecord] | None]] = []
+        self._resumed: list[CorpusItem] = []
 
     def run(self, progress: bool, flush_passages: int) -> None:
         bar = tqdm(self.corpus.items, desc="index", unit="file", disable=not progress)
         for item in bar:
             key = item.key()
             if self._finished(key, item.doc_id):
+                self._resumed.append(item)
                 continue
             result = item.attempt()
             if isinstance(result, IngestFailure):
                 self.corpus.failures.append(result)
                 continue
-            self._pending.append((key, result))
-            if sum(len(i.passages) for _, i in self._pending) >= flush_passages:
+            self._pending.append((key, result, self._records(item)))
+            if sum(len(i.passages) for _, i, _ in self._pending) >= flush_passages:
                 self._flush()
             bar.set_postfix(passages=self.passages, failed=len(self.corpus.failures))
         self._flush()
+
+    def add_statements(self, progress: bool) -> None:
+        """Store the records of the finished filings stored without them (an older build's)."""
+        if self.statements is None:
+            return
+        store = self.statements.store
+        missing = [i for i in self._resumed if i.path is not None and not store.has(i.doc_id)]
+        for item in tqdm(missing, desc="statements", unit="file", disable=not progress):
+            records = self._records(item)
+            if records is not None:
+                store.write(item.doc_id, records)
+                self.statements_stored += 1
+
+    def _records(self, item: CorpusItem) -> list[StatementRecord] | None:
+        """The statement records of a filing on disk to store (None: none to store; a
+        failure to read them is reported)."""
+        if self.statements is None or item.path is None:
+            return None
+        records = self.statements.read(item)
+        if isinstance(records, IngestFailure):
+            self.corpus.failures.append(records)
+            return None
+        return records
 
     def _finished(self, key: str, doc_id: str) -> bool:
         """Whether the ledger says so and the index holds that many passages of the doc."""
@@ -194,9 +257,10 @@ class _Build:
     def _flush(self) -> None:
         if not self._pending:
             return
-        passages = [p for _, ingested in self._pending for p in ingested.passages]
-        documents = [ingested.document for _, ingested in self._pending]
+        passages = [p for _, ingested, _ in self._pending for p in ingested.passages]
+        documents = [ingested.document for _, ingested, _ in self._pending]
         added = self.index.add(passages, documents, progress=False)
+        self._store_records()
         entries = [
             LedgerEntry(
                 key=key,
@@ -204,7 +268,7 @@ class _Build:
                 pages=ingested.document.pages or 0,
                 passages=len(ingested.passages),
             )
-            for key, ingested in self._pending
+            for key, ingested, _ in self._pending
         ]
         self.ledger.add(entries)
         for entry in entries:
@@ -214,6 +278,15 @@ class _Build:
         self.written += added.written
         self.unchanged += added.unchanged
         self._pending = []
+
+    def _store_records(self) -> None:
+        """The pending filings' statement records, stored before the ledger lists them."""
+        if self.statements is None:
+            return
+        for _, ingested, records in self._pending:
+            if records is not None:
+                self.statements.store.write(ingested.document.doc_id, records)
+                self.statements_stored += 1
 
 
 def _save_metadata(store: MetadataStore, state_dir: Path | None) -> MetadataStore:
@@ -258,6 +331,7 @@ def format_report(report: IndexReport) -> str:
             "passages",
             f"{report.passages} ({report.written} written, {report.unchanged} already stored)",
         ),
+        ("records", f"statement records of {report.statements} filing(s) stored"),
         ("seconds", f"{report.seconds:.1f}"),
         ("disk", disk),
     ]

@@ -2,7 +2,8 @@
 information, cover pages), ingested lazily, one item at a time.
 
 A corpus is files on disk (:func:`file_corpus`, :func:`files_corpus`) or ready passages per
-document (:func:`passages_corpus`, a dataset's contexts); :mod:`.build` indexes it.
+document (:func:`passages_corpus`, a dataset's contexts); :mod:`.build` indexes it, with the
+statement records of each filing on disk (:meth:`CorpusItem.statement_records`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from filingqa.records.documents import Document, Passage
+from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.ingest.cover_page import pdf_first_pages
 from filingqa.retrieval.ingest.filings import (
     SUFFIXES,
@@ -30,6 +32,8 @@ from filingqa.retrieval.ingest.metadata import (
 )
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.ingest.pdf import PARSER_VERSION, UnreadableDocument
+from filingqa.retrieval.ingest.statements import statement_records
+from filingqa.retrieval.vocabulary.fiscal import FiscalCalendar
 
 COVER_PAGES = 3
 COVER_CHARS = 20_000
@@ -83,6 +87,18 @@ class CorpusItem:
             document = self.document.model_copy(update={"pages": _page_count(self.passages)})
             return IngestedDocument(document=document, passages=list(self.passages))
         return ingest(self.path, self.document)
+
+    def statement_records(self, calendar: FiscalCalendar | None) -> list[StatementRecord]:
+        """The figures of the filing's primary statements under the company's ``calendar``,
+        read from its pages (parsed PDFs come from the ingest cache); none for an item of
+        ready passages.
+
+        Raises:
+            UnreadableDocument: as :meth:`ingest`.
+        """
+        if self.path is None:
+            return []
+        return statement_records(self.document, read_pages(self.path), calendar)
 
 
 @dataclass

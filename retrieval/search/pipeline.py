@@ -20,14 +20,15 @@
    parents; finally the best passage of each of the top ``spread`` pages comes first.
 
 It also tells what the index holds (:meth:`FilingSearch.holdings`): each company's filings
-with their form and period, for the program's holdings rule.
+with their form and period, for the program's holdings rule; and looks statement figures up
+in the records the build stored (:meth:`FilingSearch.statement_records`).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -36,12 +37,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.records.documents import Document, Passage
 from filingqa.records.search_handle import HeldCompany, Holdings
+from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.index.locations import default_index_dir, state_dir_for
 from filingqa.retrieval.index.passage_index import Hit, Match, PassageIndex, SearchMode
 from filingqa.retrieval.index.signals import passage_signals
+from filingqa.retrieval.index.statement_store import StatementStore, record_periods
 from filingqa.retrieval.ingest.metadata import DocumentRecord, parse_doc_name
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.hit_scores import dense_scores, page_scores, sparse_scores
@@ -122,11 +125,13 @@ class FilingSearch:
         metadata: MetadataStore | None,
         reranker: Reranker | None,
         settings: SearchSettings | None = None,
+        statements: StatementStore | None = None,
     ) -> None:
         self.index = index
         self.metadata = metadata
         self.reranker = reranker
         self.settings = settings or SearchSettings()
+        self.statements = statements
         self._holdings: Holdings | None = None
 
     @classmethod
@@ -144,13 +149,15 @@ class FilingSearch:
         ``metadata`` defaults to the store saved next to the index by ``filingqa index``;
         ``reranker`` to the trained one (``filingqa.optimizers.train_reranker``). Missing
         either, search works without it and warns once. ``embedder`` defaults to the offline
-        MiniLM on :data:`QUERY_THREADS` threads.
+        MiniLM on :data:`QUERY_THREADS` threads. The statement records stored beside the
+        index are read on the first :meth:`statement_records` call.
         """
         location = index if index is not None else default_index_dir()
         opened = PassageIndex.open(location, embedder or Embedder.load(threads=QUERY_THREADS))
         if metadata is None:
             metadata = _saved_metadata(location)
-        return cls(opened, metadata, load_reranker(reranker), settings)
+        statements = StatementStore.found(state_dir_for(location))
+        return cls(opened, metadata, load_reranker(reranker), settings, statements)
 
     def with_settings(self, **changes: object) -> FilingSearch:
         """The same index, metadata and reranker with other settings (for ablations).
@@ -158,15 +165,20 @@ class FilingSearch:
         The index is shared: close it once, through any of them.
         """
         settings = SearchSettings.model_validate(self.settings.model_dump() | changes)
-        return FilingSearch(self.index, self.metadata, self.reranker, settings)
+        return FilingSearch(self.index, self.metadata, self.reranker, settings, self.statements)
 
     def with_reranker(self, reranker: Reranker | None) -> FilingSearch:
         """The same index, metadata and settings, reranked by ``reranker``."""
-        return FilingSearch(self.index, self.metadata, reranker, self.settings)
+        return FilingSearch(self.index, self.metadata, reranker, self.settings, self.statements)
 
     def close(self) -> None:
         """Release the index."""
         self.index.close()
+
+    def reload(self, metadata: MetadataStore | None, statements: StatementStore | None) -> None:
+        """Take the document metadata and statement records as a build left them (what it
+        holds and its records are read again on next use)."""
+        self.metadata, self.statements, self._holdings = metadata, statements, None
 
     def holdings(self) -> Holdings | None:
         """The companies whose filings the index holds, each filing with its form and period
@@ -176,6 +188,31 @@ class FilingSearch:
         if self._holdings is None:
             self._holdings = _holdings(self.metadata, self.index)
         return self._holdings
+
+    def statement_records(
+        self,
+        company: str,
+        concepts: Iterable[str],
+        periods: Iterable[str],
+        *,
+        prior: bool = False,
+    ) -> list[StatementRecord]:
+        """The stored statement records of ``company`` for ``concepts`` in the periods
+        ``periods`` name ("FY2019", "fiscal 2019", "Q2 FY2024"), and with ``prior`` each
+        period's prior year too, from every filing reporting it: per concept and period, the
+        filing's own figures first, then comparative columns (``SearchHandle``'s
+        statement records; [] when the index has none stored)."""
+        if self.statements is None:
+            return []
+        name = (self.metadata.company(company) if self.metadata else None) or company
+        labels = record_periods(self.metadata, name, periods, prior)
+        book = self.statements.book()
+        return [
+            r
+            for c in dict.fromkeys(concepts)
+            for label in labels
+            for r in book.find(name, c, label)
+        ]
 
     def search(
         self, query: str, *, k: int = 8, company: str | None = None, period: str | None = None

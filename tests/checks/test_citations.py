@@ -1,4 +1,4 @@
-from filingqa.checks.citations import cite, program_numbers, untraced_numbers
+from filingqa.checks.citations import citation_of, cite, program_numbers, untraced_numbers
 from filingqa.records import Passage
 
 
@@ -34,3 +34,18 @@ def test_untraced_numbers_are_reported() -> None:
 
 def test_unparseable_program_cites_nothing() -> None:
     assert cite("result = (", PASSAGES) == []
+
+
+def test_statement_rows_are_cited_as_the_table_they_were_read_from_once() -> None:
+    table = Passage(id="D:p4:table1", doc_id="D", page=4, kind="table", text="OCF | 812.4")
+    rows = Passage(
+        id="D:p4:table1.rows",
+        doc_id="D",
+        page=4,
+        kind="table",
+        text="Operating cash flow | FY2024 | 812.4 | USD millions | D p.4",
+        parent_id="D:p4:table1",
+    )
+    cited = cite("result = 812.4 - 412.6", [rows, table])
+    assert [(c.passage_id, c.page, c.kind) for c in cited] == [("D:p4:table1", 4, "table")]
+    assert citation_of(table) == cited[0]

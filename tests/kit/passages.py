@@ -1,10 +1,13 @@
 """A tiny synthetic open corpus, questions about it, a search handle over a list and what
-such a handle holds."""
+such a handle holds, and one that also looks statement records up."""
 
 from __future__ import annotations
 
+from filingqa.core.numbers import parse_number
 from filingqa.records import Document, Passage
 from filingqa.records.search_handle import HeldCompany, Holdings
+from filingqa.records.statements import StatementBook, StatementRecord
+from filingqa.retrieval.index.statement_store import record_periods
 from filingqa.retrieval.ingest.metadata import parse_doc_name
 
 
@@ -92,3 +95,72 @@ class ListSearch:
             raise ConnectionError("the index server refused the connection")
         words = set(query.lower().split())
         return [p for p in self.passages if words & set(p.text.lower().split())][:k]
+
+
+def statement_record(
+    concept: str,
+    period: str,
+    printed: str,
+    *,
+    line_item: str,
+    page: int = 4,
+    doc_id: str = "ACME_2024_10K",
+    comparative: bool = False,
+) -> StatementRecord:
+    """A cash-flow statement figure of Acme in USD millions, printed on ``page`` of
+    ``doc_id`` in the page's first table."""
+    fiscal_year = int(period.removeprefix("FY"))
+    value = parse_number(printed)
+    assert value is not None, printed
+    return StatementRecord(
+        company="Acme",
+        statement="cash_flow",
+        line_item=line_item,
+        concept=concept,
+        period=period,
+        span="year",
+        fiscal_year=fiscal_year,
+        value=value.magnitude,
+        printed=printed,
+        scale="millions",
+        doc_id=doc_id,
+        page=page,
+        table_id=f"{doc_id}:p{page}:table1",
+        comparative=comparative,
+    )
+
+
+OPERATING_CASH_FLOW = statement_record(
+    "operating_cash_flow", "FY2024", "812.4", line_item="Operating cash flow", page=54
+)
+CAPEX = statement_record(
+    "capital_expenditure",
+    "FY2024",
+    "(412.6)",
+    line_item="Purchases of property and equipment",
+    page=54,
+)
+
+
+class RecordSearch(ListSearch):
+    """A :class:`ListSearch` that also looks statement records up, as an index holding them
+    does (periods read under a December calendar); every look-up is recorded."""
+
+    def __init__(
+        self,
+        passages: list[Passage] = CORPUS,
+        records: list[StatementRecord] | None = None,
+        holdings: Holdings | None = None,
+    ) -> None:
+        super().__init__(passages, holdings=holdings)
+        self.book = StatementBook(records if records is not None else [OPERATING_CASH_FLOW, CAPEX])
+        self.lookups: list[dict] = []
+
+    def statement_records(
+        self, company: str, concepts: list[str], periods: list[str], *, prior: bool = False
+    ) -> list[StatementRecord]:
+        self.lookups.append(
+            {"company": company, "concepts": concepts, "periods": periods, "prior": prior}
+        )
+        labels = record_periods(None, company, periods, prior)
+        return [r for c in concepts for label in labels for r in self.book.find(company, c, label)]

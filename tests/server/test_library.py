@@ -123,3 +123,21 @@ async def test_a_restarted_server_indexes_the_uploads_it_had_not_finished(
     assert NEW in {d.doc_id for d in library.documents()}
     app.state.jobs.close(timeout=10)
     library.close()
+
+
+def test_a_handle_tells_what_the_library_holds_after_an_add(tmp_path: Path) -> None:
+    library, new = opened(tmp_path, GatedEncoder(hold_at=0))
+    before = library.handle().holdings()
+    assert before is not None
+    held_before = {d.doc_id for c in before.companies for d in c.documents}
+    assert NEW not in held_before
+    library.add(new)
+    after = library.handle().holdings()
+    assert after is not None
+    assert {d.doc_id for c in after.companies for d in c.documents} == held_before | {NEW}
+    chosen = library.handle([NEW]).holdings()
+    assert chosen is not None
+    assert {d.doc_id for c in chosen.companies for d in c.documents} == {NEW}
+    records = library.handle([NEW]).statement_records("Acme", ["revenue"], ["FY2023"])
+    assert all(record.doc_id == NEW for record in records)
+    library.close()
