@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -24,22 +24,6 @@ from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
 
 from ..filings import fake_embedder, write_filings
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An index of the three synthetic filings (with their metadata)."""
-    root = tmp_path_factory.mktemp("search")
-    files = write_filings(root / "filings")
-    build_index(root / "index", paths=files, embedder=fake_embedder(), progress=False)
-    return root / "index"
-
-
-@pytest.fixture
-def search(built: Path) -> Iterator[FilingSearch]:
-    handle = FilingSearch.open(built, reranker=None, embedder=fake_embedder())
-    yield handle
-    handle.close()
 
 
 def docs(ranked: Sequence[RankedPassage]) -> set[str]:

@@ -2,35 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from filingqa.checks.holdings import CompanyScope, NotIndexed, check_holdings
 from filingqa.records.search_handle import holdings_of
-from filingqa.retrieval.index.build import build_index
 from filingqa.retrieval.index.passage_index import PassageIndex
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.pipeline import FilingSearch
 
-from ..filings import fake_embedder, write_filings
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An index of the three synthetic filings (with their metadata)."""
-    root = tmp_path_factory.mktemp("holdings")
-    files = write_filings(root / "filings")
-    build_index(root / "index", paths=files, embedder=fake_embedder(), progress=False)
-    return root / "index"
-
-
-@pytest.fixture
-def search(built: Path) -> Iterator[FilingSearch]:
-    handle = FilingSearch.open(built, reranker=None, embedder=fake_embedder())
-    yield handle
-    handle.close()
+from ..filings import fake_embedder
 
 
 def test_the_index_tells_its_companies_filings_forms_and_periods(search: FilingSearch) -> None:
