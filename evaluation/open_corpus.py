@@ -7,7 +7,7 @@ the program; the plain handle is hybrid search alone (the naive-RAG baseline's t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +15,13 @@ from typing import Literal
 
 from filingqa.datasets.registry import parse_spec
 from filingqa.records import Passage, QARecord
-from filingqa.records.search_handle import Holdings, SearchHandle, holdings_of
+from filingqa.records.search_handle import (
+    Holdings,
+    SearchHandle,
+    holdings_of,
+    statement_records_of,
+)
+from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.locations import IndexMissingError, index_built
 
@@ -58,6 +64,13 @@ class RecordingSearch:
     def holdings(self) -> Holdings | None:
         """What the corpus holds (None if the handle can't say)."""
         return holdings_of(self.inner)
+
+    def statement_records(
+        self, company: str, concepts: Iterable[str], periods: Iterable[str], *, prior: bool = False
+    ) -> list[StatementRecord]:
+        """The corpus's statement records ([] if the handle looks none up)."""
+        found = statement_records_of(self.inner, company, concepts, periods, prior=prior)
+        return found or []
 
 
 def dataset_name(spec: str) -> str:

@@ -19,7 +19,7 @@ from filingqa.evaluation.open_corpus import (
 )
 from filingqa.records.qa_record import Evidence, QARecord
 
-from ..kit.passages import CASH_FLOW, CORPUS, MDNA, OTHER, ListSearch
+from ..kit.passages import CASH_FLOW, CORPUS, MDNA, OTHER, ListSearch, RecordSearch
 
 
 def record(*evidence: Evidence) -> QARecord:
@@ -157,3 +157,12 @@ def test_recording_search_passes_coverage_through() -> None:
 class FakeSearchWithoutCoverage:
     def search(self, query: str, *, k: int, company=None, period=None) -> list:
         return []
+
+
+def test_recording_search_passes_statement_records_through() -> None:
+    inner = RecordSearch()
+    found = RecordingSearch(inner).statement_records("Acme", ["operating_cash_flow"], ["FY2024"])
+    assert [r.concept for r in found] == ["operating_cash_flow"]
+    assert inner.lookups[0]["company"] == "Acme"
+    none = RecordingSearch(FakeSearchWithoutCoverage())
+    assert none.statement_records("Acme", ["operating_cash_flow"], ["FY2024"]) == []
