@@ -24,14 +24,11 @@ from filingqa.core.numbers import (
     ParsedNumber,
     asked_scale,
     extract_numbers,
+    names_ratio,
 )
 from filingqa.records import Passage
 
 _PERCENT_WORDS = re.compile(r"%|percent|growth rate|margin|\bchange in rate\b", re.IGNORECASE)
-_RATIO_WORDS = re.compile(
-    r"\b(ratios?|turnover|days|times|multiples?|per share|eps)\b",
-    re.IGNORECASE,
-)
 # Figures that may be negative in their own right; a statement's name is not one.
 _SIGNED = re.compile(
     r"\b((?<!statement of )(?<!statements of )income(?! statements?)|earnings|profits?|"
@@ -68,7 +65,7 @@ def is_ratio(question: str, program: str = "") -> bool:
     a unit and names a ratio, or the program divides one figure by another."""
     if asked_scale(question):
         return False
-    return bool(_RATIO_WORDS.search(question)) or is_quotient(program)
+    return names_ratio(question) or is_quotient(program)
 
 
 def states_positively(question: str) -> bool:

@@ -156,6 +156,18 @@ SCALE_NAMES: dict[float, str] = {1e3: "thousand", 1e6: "million", 1e9: "billion"
 _ASKED_SCALE = re.compile(r"(?:\bUSD|\$)\s*(thousand|million|billion)s?\b", re.IGNORECASE)
 
 
+_RATIO_WORDS = re.compile(
+    r"\b(?:ratios?|turnover|coverage|multiples?|times|days|DPO|DSO|DIO|DIH|per share|eps)\b",
+    re.IGNORECASE,
+)
+
+
+def names_ratio(question: str) -> bool:
+    """Whether ``question`` asks for a ratio, turnover, coverage, multiple, days or a
+    per-share figure: a figure no thousand, million or billion scales."""
+    return bool(_RATIO_WORDS.search(question))
+
+
 def asked_scale(question: str) -> str | None:
     """The scale a question asks its amount in (``in USD millions`` → ``million``), else None."""
     match = _ASKED_SCALE.search(question) if isinstance(question, str) else None

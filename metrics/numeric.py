@@ -37,6 +37,7 @@ from filingqa.core.numbers import (
     asked_scale,
     extract_numbers,
     names_percent,
+    names_ratio,
     scale_multiplier,
 )
 from filingqa.metrics.verdict import Verdict
@@ -95,9 +96,6 @@ _ASKS_QUANTITY = re.compile(
     r"\bhow (?:much|many)\b|\b(?:quantity|amount|total|value|number|size) of\b"
     r"|\bwhat (?:is|was|were|are) the (?:total )?(?:amount|quantity|value|number|size)\b",
     re.IGNORECASE,
-)
-_RATIO_QUESTION = re.compile(
-    r"\b(?:ratios?|turnover|coverage|multiples?|times|days|DPO|DSO|DIO|DIH)\b", re.IGNORECASE
 )
 
 
@@ -289,7 +287,7 @@ def is_ratio_gold(
     """Whether the gold is a bare ratio: no currency, percent or scale, asked as a ratio."""
     bare = not (number.scale_word or number.is_percent or "$" in gold)
     unscaled = scale_multiplier(scale) == 1.0 and not names_percent(scale, unit)
-    return bare and unscaled and not unit and bool(_RATIO_QUESTION.search(question))
+    return bare and unscaled and not unit and names_ratio(question)
 
 
 def numeric_verdict(
