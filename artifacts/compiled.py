@@ -51,6 +51,7 @@ def read_program(path: str | Path) -> FinancialQA:
             "another version of FinancialQA: recompile"
         ) from None
     qa.manifest = manifest
+    qa.search_settings = dict(manifest.search)
     reranker = read_reranker(directory)
     if reranker is not None:
         qa.reranker = reranker
@@ -123,7 +124,8 @@ def load(
     artifact's). The backbone becomes DSPy's default LM with the adapter it parses best
     with. The returned program carries ``manifest`` and, when the artifact has one,
     ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the search
-    pipeline).
+    pipeline) and ``search_settings``, the ``SearchSettings`` changes it searches with (its
+    remote rerank stage, say; {} for none).
 
     Raises:
         FileNotFoundError: ``path`` is not a compiled artifact.

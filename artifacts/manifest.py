@@ -124,6 +124,10 @@ class Manifest(BaseModel):
     selection: Selection | None = None
     router: dict[str, Any] | None = None
     reranker: dict[str, Any] | None = None
+    search: dict[str, Any] = {}
+    """``SearchSettings`` changes the program searches with, e.g. the remote rerank stage
+    (``remote_rerank``, ``remote_rerank_api_base`` without credentials); :func:`filingqa.load`
+    gives them to the program as ``search_settings``."""
     estimate: dict[str, Any]
     lm_calls: dict[str, int]
     wall_seconds: float

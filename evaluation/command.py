@@ -16,6 +16,7 @@ from collections import Counter
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import dspy
 from pydantic import BaseModel
@@ -58,7 +59,8 @@ class EvalSettings(BaseModel):
     e.g. a compiled program's first round with and without its router); ``publish`` is a
     folder that keeps a copy of every setting's rows without the dataset's text, to commit,
     and from which a run restores the rows its out dir lacks
-    (:mod:`~filingqa.evaluation.published`).
+    (:mod:`~filingqa.evaluation.published`); ``search`` holds the ``SearchSettings``
+    changes the retrieved settings search with (the remote rerank stage, say).
     """
 
     dataset: str
@@ -79,6 +81,7 @@ class EvalSettings(BaseModel):
     json_out: Path | None = None
     fresh_cache: bool = False
     publish: Path | None = None
+    search: dict[str, Any] = {}
 
 
 class Setting(BaseModel):
@@ -203,7 +206,9 @@ def run_evaluation(
     started = time.perf_counter()
     with ExitStack() as stack, dspy.context(lm=lm):
         if corpus is None and _retrieves(plan):
-            corpus = stack.enter_context(open_corpus(settings.dataset, settings.index))
+            corpus = stack.enter_context(
+                open_corpus(settings.dataset, settings.index, search=settings.search)
+            )
         for setting in plan:
             if settings.fresh_cache:
                 use_fresh_dspy_cache()

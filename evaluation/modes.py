@@ -192,11 +192,15 @@ def searching_program(corpus: OpenCorpus, qa: FinancialQA | None) -> Mode:
 
 
 def reranked_search(corpus: OpenCorpus, qa: FinancialQA | None) -> SearchHandle:
-    """``corpus``'s full search, reranked by the compiled artifact's reranker when ``qa``
-    has one and the corpus search can take it."""
+    """``corpus``'s full search, reranked by the compiled artifact's reranker and with the
+    search settings it records when ``qa`` has them and the corpus search can take them."""
+    search = corpus.search
     reranker = getattr(qa, "reranker", None)
-    with_reranker = getattr(corpus.search, "with_reranker", None)
-    return with_reranker(reranker) if reranker and callable(with_reranker) else corpus.search
+    with_reranker = getattr(search, "with_reranker", None)
+    search = with_reranker(reranker) if reranker and callable(with_reranker) else search
+    changes = getattr(qa, "search_settings", None)
+    with_settings = getattr(search, "with_settings", None)
+    return with_settings(**changes) if changes and callable(with_settings) else search
 
 
 def _over_gold(answer: Answerer) -> Mode:

@@ -7,7 +7,7 @@ the program; the plain handle is hybrid search alone (the naive-RAG baseline's t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,21 +113,27 @@ def require_index(corpus: str, index: Path | None = None) -> Path:
 
 @contextmanager
 def open_corpus(
-    spec: str, index: Path | None = None, embedder: Embedder | None = None
+    spec: str,
+    index: Path | None = None,
+    embedder: Embedder | None = None,
+    *,
+    search: Mapping[str, object] | None = None,
 ) -> Iterator[OpenCorpus]:
     """The index of dataset ``spec`` as full and plain search, released on exit; queries
-    embedded by ``embedder`` (default: the offline MiniLM).
+    embedded by ``embedder`` (default: the offline MiniLM); the full search changed by the
+    ``SearchSettings`` changes ``search`` (the remote rerank stage, say).
 
     Raises:
         IndexMissingError: see :func:`require_index`.
     """
     from filingqa.retrieval.search.pipeline import FilingSearch
 
-    search = FilingSearch.open(require_index(index_spec(spec), index), embedder=embedder)
+    opened = FilingSearch.open(require_index(index_spec(spec), index), embedder=embedder)
     try:
-        yield OpenCorpus(search=search, plain=search.with_settings(**NAIVE_SETTINGS))
+        full = opened.with_settings(**search) if search else opened
+        yield OpenCorpus(search=full, plain=opened.with_settings(**NAIVE_SETTINGS))
     finally:
-        search.close()
+        opened.close()
 
 
 def pages(passages: list[Passage]) -> list[PageRef]:

@@ -8,7 +8,7 @@ a company, or restricted to documents), the same answer shape.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from importlib import resources
 from pathlib import Path
@@ -160,12 +160,17 @@ def answer_over_index(
     doc_ids: Sequence[str] = (),
     samples: int = 1,
     program: FinancialQA | None = None,
+    search_settings: Mapping[str, object] | None = None,
 ) -> FilingAnswer:
     """Answer ``question`` over the index at ``index``, within ``doc_ids`` when given, else
-    narrowed to ``company`` when given (see :func:`answer_with_search`)."""
+    narrowed to ``company`` when given (see :func:`answer_with_search`). The search runs
+    with the ``SearchSettings`` changes ``program`` records (its remote rerank stage, say),
+    then ``search_settings``."""
     from filingqa.retrieval.search.pipeline import FilingSearch
 
-    with closing(FilingSearch.open(index)) as search:
+    changes = {**(getattr(program, "search_settings", None) or {}), **(search_settings or {})}
+    with closing(FilingSearch.open(index)) as opened:
+        search = opened.with_settings(**changes) if changes else opened
         handle = DocumentSearch(search, list(doc_ids)) if doc_ids else search
         return answer_with_search(
             question, search=handle, lm=lm, company=company, samples=samples, program=program

@@ -20,7 +20,7 @@ import json
 import statistics
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -292,10 +292,12 @@ def run_retrieval_evaluation(
     index: Path | None = None,
     json_out: Path | None = None,
     progress: bool = True,
+    search_settings: Mapping[str, object] | None = None,
 ) -> RetrievalResults:
     """Score each retrieval setting on ``dataset`` (``financebench:<split>``,
     ``finqa:<split>`` or ``tatqa:<split>``) over its whole corpus, indexed at ``index``
     (default: the corpus's default directory); write the results to ``json_out`` if given.
+    ``search_settings`` changes every setting's ``SearchSettings`` (the remote rerank stage, say).
 
     Raises:
         ValueError: an unknown dataset or setting, or a split without gold.
@@ -309,7 +311,11 @@ def run_retrieval_evaluation(
     queries = queries[:limit] if limit else queries
     stats = ensure_index(benchmark.corpus, data_dir, progress, location=index)
     reranker, reranker_used = _reranker(benchmark.questions, names)
-    base = FilingSearch.open(Path(stats.location), reranker=reranker, settings=SearchSettings())
+    base = FilingSearch.open(
+        Path(stats.location),
+        reranker=reranker,
+        settings=SearchSettings.model_validate(dict(search_settings or {})),
+    )
     try:
         results = []
         for name in names:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, backbone_of, positive_int
+from filingqa.cli.options import (
+    Commands,
+    add_lm_options,
+    add_rerank_options,
+    backbone_of,
+    positive_int,
+    rerank_settings,
+)
 
 
 def add_parser(commands: Commands) -> None:
@@ -35,6 +42,7 @@ def add_parser(commands: Commands) -> None:
         help="search this document only, e.g. 3M_2018_10K; repeatable",
     )
     add_lm_options(ask)
+    add_rerank_options(ask)
     ask.add_argument(
         "--samples",
         type=positive_int,
@@ -58,6 +66,9 @@ def _run(args: argparse.Namespace) -> int:
     from filingqa.lm.backbone import get_lm
 
     index = _ask_index(args)  # before loading the LM: a missing index fails at once
+    search = rerank_settings(args)
+    if search and index is None:
+        raise ValueError("--rerank-model reranks an index search: give --index (or --company)")
     if args.program is not None and index is None:
         raise ValueError("--program answers over an index: give --index (or --company / --doc)")
     program = read_program(args.program) if args.program is not None else None
@@ -73,6 +84,7 @@ def _run(args: argparse.Namespace) -> int:
             doc_ids=args.doc,
             samples=args.samples,
             program=program,
+            search_settings=search,
         )
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
     return 0

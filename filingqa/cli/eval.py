@@ -8,10 +8,12 @@ from pathlib import Path
 from filingqa.cli.options import (
     Commands,
     add_lm_options,
+    add_rerank_options,
     backbone_of,
     comma_list,
     key_value,
     positive_int,
+    rerank_settings,
 )
 
 
@@ -121,6 +123,7 @@ def add_parser(commands: Commands) -> None:
         "rows its --out lacks and goes on",
     )
     add_lm_options(run)
+    add_rerank_options(run)
     run.set_defaults(handler=_run)
 
 
@@ -171,6 +174,7 @@ def _run(args: argparse.Namespace) -> int:
         json_out=args.json,
         fresh_cache=args.fresh_cache,
         publish=args.publish,
+        search=rerank_settings(args),
     )
     check_slice(settings)  # before loading the LM: a bad slice name fails at once
     check_index(settings)  # before loading the LM: a missing index fails at once
@@ -225,6 +229,7 @@ def _run_retrieval_eval(args: argparse.Namespace, modes: list[str]) -> int:
         index=args.index,
         json_out=args.json,
         progress=True,
+        search_settings=rerank_settings(args),
     )
     print(format_retrieval_table(results))
     return 0

@@ -1,5 +1,5 @@
-"""Argument types and options the commands share: the backbone, counts, p-values,
-``KEY=VALUE`` pairs and comma lists."""
+"""Argument types and options the commands share: the backbone, the remote rerank stage,
+counts, p-values, ``KEY=VALUE`` pairs and comma lists."""
 
 from __future__ import annotations
 
@@ -30,6 +30,33 @@ def backbone_of(args: argparse.Namespace) -> Backbone:
     from filingqa.lm.backbone import Backbone
 
     return Backbone.parse(args.lm, args.api_base)
+
+
+def add_rerank_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--rerank-model`` and ``--rerank-api-base`` (the remote rerank stage)."""
+    parser.add_argument(
+        "--rerank-model",
+        metavar="SPEC",
+        help="a remote rerank model that orders the first candidates last: a litellm rerank "
+        "model (cohere/rerank-v3.5, voyage/rerank-2, jina_ai/...) or hosted_vllm/<name> for an "
+        "OpenAI-compatible server's /v1/rerank (default: off)",
+    )
+    parser.add_argument(
+        "--rerank-api-base",
+        metavar="URL",
+        help="its API base, e.g. http://127.0.0.1:8080/v1 (default: $FILINGQA_RERANK_API_BASE, "
+        "else the provider's)",
+    )
+
+
+def rerank_settings(args: argparse.Namespace) -> dict[str, str | None]:
+    """The ``SearchSettings`` changes ``--rerank-model`` and ``--rerank-api-base`` ask for
+    ({} when off)."""
+    if args.rerank_api_base and not args.rerank_model:
+        raise ValueError("--rerank-api-base goes with --rerank-model")
+    if not args.rerank_model:
+        return {}
+    return {"remote_rerank": args.rerank_model, "remote_rerank_api_base": args.rerank_api_base}
 
 
 def positive_int(text: str) -> int:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from filingqa.cli.options import Commands, add_lm_options, positive_int
+from filingqa.cli.options import (
+    Commands,
+    add_lm_options,
+    add_rerank_options,
+    positive_int,
+    rerank_settings,
+)
 
 
 def add_parser(commands: Commands) -> None:
@@ -21,6 +27,7 @@ def add_parser(commands: Commands) -> None:
         "when it does not exist yet)",
     )
     add_lm_options(serve)
+    add_rerank_options(serve)
     serve.add_argument("--program", type=Path, help="a compiled artifact to answer with")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -61,6 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         queue=args.queue,
         cors_origins=tuple(args.cors_origin),
         max_upload_bytes=args.max_upload_mb * 1024 * 1024,
+        search=rerank_settings(args),
     )
     serve(settings)
     return 0

@@ -24,7 +24,7 @@ from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.statement_store import StatementStore
 from filingqa.retrieval.ingest.filings import IngestFailure
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
-from filingqa.retrieval.search.pipeline import FilingSearch, ReRankerChoice
+from filingqa.retrieval.search.pipeline import FilingSearch, ReRankerChoice, SearchSettings
 
 
 class Library:
@@ -43,8 +43,10 @@ class Library:
         *,
         embedder: Embedder | None = None,
         reranker: ReRankerChoice = "default",
+        settings: SearchSettings | None = None,
     ) -> Library:
-        """The index at ``directory`` (created empty when missing), open for the server.
+        """The index at ``directory`` (created empty when missing), open for the server,
+        searching with ``settings`` (default: :class:`SearchSettings`'s).
 
         Raises:
             IndexLockedError: another process (a ``filingqa index`` run, another server)
@@ -54,7 +56,13 @@ class Library:
         metadata = _metadata(directory)
         return cls(
             directory,
-            FilingSearch.open(directory, metadata=metadata, reranker=reranker, embedder=embedder),
+            FilingSearch.open(
+                directory,
+                metadata=metadata,
+                reranker=reranker,
+                embedder=embedder,
+                settings=settings,
+            ),
         )
 
     def handle(self, doc_ids: Sequence[str] = ()) -> SearchHandle:

@@ -8,6 +8,7 @@ import sys
 from filingqa.artifacts.compiled import read_program
 from filingqa.ask import SAMPLE_DOC, sample_filing
 from filingqa.lm.backbone import get_lm, is_embedded
+from filingqa.retrieval.search.pipeline import SearchSettings
 from filingqa.server.answering import ProgramAnswerer
 from filingqa.server.app import create_app
 from filingqa.server.library import Library
@@ -32,7 +33,8 @@ def serve(settings: ServerSettings) -> None:
         )
     program = read_program(settings.program) if settings.program else None
     lm = get_lm(settings.lm, api_base=settings.api_base)
-    library = Library.open(settings.index)
+    changes = {**(getattr(program, "search_settings", None) or {}), **settings.search}
+    library = Library.open(settings.index, settings=SearchSettings.model_validate(changes))
     if not library.documents():
         print(
             f"filingqa: {settings.index} holds no filings yet: indexing the bundled sample "

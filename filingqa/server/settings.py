@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -25,6 +26,10 @@ class ServerSettings(BaseModel):
     lm: str = Field(default=LOCAL, description="the backbone, as `--lm` takes it")
     api_base: str | None = None
     program: Path | None = Field(default=None, description="a compiled artifact to answer with")
+    search: dict[str, Any] = Field(
+        default_factory=dict,
+        description="SearchSettings changes the questions search with (the remote rerank stage)",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     workers: int = Field(default=1, ge=1, description="questions answered at once")
