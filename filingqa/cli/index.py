@@ -25,6 +25,12 @@ def add_parser(commands: Commands) -> None:
         "FILINGQA_HOME/indexes/<dataset> with --dataset)",
     )
     where.add_argument("--qdrant-url", help="a Qdrant server or cluster instead of a directory")
+    index.add_argument(
+        "--embedder",
+        help="embedding model: a fastembed name, or litellm:<model> for a remote one (default: "
+        "the index's own, or the offline all-MiniLM-L6-v2 for a new index); passages are cut "
+        "to fit its window, counted by its tokenizer",
+    )
     index.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     index.add_argument("--quiet", action="store_true", help="no progress bars")
     index.set_defaults(handler=_run)
@@ -33,16 +39,21 @@ def add_parser(commands: Commands) -> None:
 def _run(args: argparse.Namespace) -> int:
     from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
     from filingqa.retrieval.index.build import build_index, format_report
+    from filingqa.retrieval.index.embedder import Embedder
     from filingqa.retrieval.index.locations import default_index_dir
+    from filingqa.retrieval.index.passage_index import stored_embedder
 
     if bool(args.paths) == bool(args.dataset):
         raise ValueError("give files or folders to index, or --dataset, not both")
     default = default_index_dir(dataset_index_name(args.dataset) if args.dataset else "default")
+    location = args.qdrant_url or args.index or default
+    embedder = Embedder.load(args.embedder or stored_embedder(location))
     report = build_index(
-        args.qdrant_url or args.index or default,
+        location,
         paths=args.paths,
         corpus=dataset_corpus(args.dataset, args.data_dir) if args.dataset else None,
         progress=not args.quiet,
+        embedder=embedder,
     )
     print(format_report(report))
     return 1 if report.failures else 0

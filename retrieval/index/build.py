@@ -66,6 +66,11 @@ class Ledger:
         """The entry of a finished item, or None."""
         return self._entries.get(key)
 
+    def superseded(self, doc_id: str, key: str) -> bool:
+        """Whether ``doc_id`` was finished under another key (its stored passages may be
+        cut otherwise than it is being cut now)."""
+        return any(e.doc_id == doc_id and e.key != key for e in self._entries.values())
+
     def finished(self) -> dict[str, int]:
         """The documents finished, by id, with their passage count (the latest entry)."""
         return {entry.doc_id: entry.passages for entry in self._entries.values()}
@@ -140,6 +145,9 @@ def build_index(
         ledger = Ledger(state_dir / LEDGER_FILE if state_dir else None)
         statements = _Statements(StatementStore(state_dir), metadata) if state_dir else None
         build = _Build(opened, corpus, ledger, statements)
+        if opened.recuts():
+            _say_recut(opened, progress)
+            opened.record_recipe()
         build.run(progress, flush_passages)
         build.add_statements(progress)  # filings an older build stored without them
         opened.add_signals(progress=progress)  # passages an older build stored without them
@@ -206,12 +214,13 @@ class _Build:
 
     def run(self, progress: bool, flush_passages: int) -> None:
         bar = tqdm(self.corpus.items, desc="index", unit="file", disable=not progress)
+        recipe = self.index.recipe
         for item in bar:
-            key = item.key()
+            key = item.key(recipe)
             if self._finished(key, item.doc_id):
                 self._resumed.append(item)
                 continue
-            result = item.attempt()
+            result = item.attempt(recipe.budget)
             if isinstance(result, IngestFailure):
                 self.corpus.failures.append(result)
                 continue
@@ -257,6 +266,9 @@ class _Build:
     def _flush(self) -> None:
         if not self._pending:
             return
+        for key, ingested, _ in self._pending:
+            if self.ledger.superseded(ingested.document.doc_id, key):
+                self.index.delete_document(ingested.document.doc_id)
         passages = [p for _, ingested, _ in self._pending for p in ingested.passages]
         documents = [ingested.document for _, ingested, _ in self._pending]
         added = self.index.add(passages, documents, progress=False)
@@ -287,6 +299,25 @@ class _Build:
             if records is not None:
                 self.statements.store.write(ingested.document.doc_id, records)
                 self.statements_stored += 1
+
+
+def _say_recut(index: PassageIndex, progress: bool) -> None:
+    """One line: the index's passages are cut or embedded otherwise; every filing is done
+    again, in place."""
+    if not progress:
+        return
+    was, now = index.stored_recipe, index.recipe.describe()
+    tqdm.write(
+        f"the index's passages were cut as {_recipe_text(was)}; this build cuts them as "
+        f"{_recipe_text(now)}: every filing is cut and embedded again, in place "
+        "(an interrupted build resumes)"
+    )
+
+
+def _recipe_text(recipe: dict[str, object]) -> str:
+    header = recipe.get("header")
+    embedded = f"under a {header} header" if header else "bare"
+    return f"{recipe.get('text')} tokens ({recipe.get('counted_by')}-counted), embedded {embedded}"
 
 
 def _save_metadata(store: MetadataStore, state_dir: Path | None) -> MetadataStore:

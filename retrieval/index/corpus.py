@@ -9,6 +9,7 @@ statement records of each filing on disk (:meth:`CorpusItem.statement_records`).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,8 @@ from tqdm import tqdm
 
 from filingqa.records.documents import Document, Passage
 from filingqa.records.statements import StatementRecord
+from filingqa.retrieval.index.passage_recipe import LEGACY, PassageRecipe
+from filingqa.retrieval.ingest.chunking import ESTIMATED, TokenBudget
 from filingqa.retrieval.ingest.cover_page import pdf_first_pages
 from filingqa.retrieval.ingest.filings import (
     SUFFIXES,
@@ -57,9 +60,12 @@ class CorpusItem:
         """How failures name the item: its path, else its doc id."""
         return str(self.path) if self.path else self.doc_id
 
-    def key(self) -> str:
-        """Changes whenever the item's passages or metadata would: the ledger key."""
+    def key(self, recipe: PassageRecipe = LEGACY) -> str:
+        """Changes whenever the item's passages or metadata would, or how they are cut and
+        embedded (``recipe``): the ledger key."""
         meta = self.document.model_dump_json(exclude={"source", "pages"})
+        if recipe != LEGACY:
+            meta += json.dumps(recipe.describe(), sort_keys=True)
         if self.path is None:
             content = "\n".join(p.model_dump_json() for p in self.passages)
         else:
@@ -67,18 +73,19 @@ class CorpusItem:
             content = f"{self.path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{PARSER_VERSION}"
         return hashlib.sha256(f"{meta}\n{content}".encode()).hexdigest()
 
-    def attempt(self) -> IngestedDocument | IngestFailure:
-        """The item ingested, or why it could not be."""
+    def attempt(self, budget: TokenBudget = ESTIMATED) -> IngestedDocument | IngestFailure:
+        """The item ingested (cut to ``budget``), or why it could not be."""
         try:
-            return self.ingest()
+            return self.ingest(budget)
         except UnreadableDocument as error:
             return IngestFailure(path=self.label, reason=error.reason, detail=error.detail)
         except Exception as error:
             detail = f"{type(error).__name__}: {error}"
             return IngestFailure(path=self.label, reason="failed", detail=detail)
 
-    def ingest(self) -> IngestedDocument:
-        """The item's passages (reading the file when it is one).
+    def ingest(self, budget: TokenBudget = ESTIMATED) -> IngestedDocument:
+        """The item's passages (reading the file when it is one, cut to ``budget``; an item
+        of ready passages keeps them as they are).
 
         Raises:
             UnreadableDocument: the file is missing, empty, corrupt, encrypted or image-only.
@@ -86,7 +93,7 @@ class CorpusItem:
         if self.path is None:
             document = self.document.model_copy(update={"pages": _page_count(self.passages)})
             return IngestedDocument(document=document, passages=list(self.passages))
-        return ingest(self.path, self.document)
+        return ingest(self.path, self.document, budget)
 
     def statement_records(self, calendar: FiscalCalendar | None) -> list[StatementRecord]:
         """The figures of the filing's primary statements under the company's ``calendar``,

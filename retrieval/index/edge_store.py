@@ -126,6 +126,21 @@ class EdgeStore:
         records = self._shard.retrieve(ids, with_payload=fields or True, with_vector=False)
         return {str(r.id): r.payload for r in records}
 
+    def delete(self, conditions: list[Condition]) -> None:
+        """Remove the points that meet ``conditions``."""
+        import qdrant_edge as qe
+
+        if not conditions:
+            raise ValueError("delete needs a condition (it would remove every point)")
+        self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(conditions)))
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Rewrite ``index.json`` (atomically)."""
+        path = self._directory / META_FILE
+        staged = path.with_suffix(".tmp")
+        staged.write_text(json.dumps(meta, indent=2))
+        staged.replace(path)
+
     def count(self, conditions: list[Condition]) -> int:
         """How many points meet ``conditions`` (exact)."""
         import qdrant_edge as qe

@@ -19,6 +19,7 @@ import numpy as np
 from filingqa.core.cache import disk_cache
 from filingqa.core.config import models_dir
 from filingqa.models.registry import DEFAULT_EMBEDDING
+from filingqa.retrieval.index.passage_recipe import LEGACY, PassageRecipe, recipe_for_window
 
 if TYPE_CHECKING:
     import diskcache
@@ -37,8 +38,10 @@ class Embedder:
 
     ``encode_passages`` / ``encode_queries`` map a list of texts to an ``(n, dim)`` array
     (queries default to the passage encoder). ``cache`` stores vectors across runs; None
-    keeps nothing. Use :meth:`load` for fastembed models; the constructor takes any encoder,
-    e.g. a deterministic fake in tests.
+    keeps nothing. ``window`` is how many tokens the model reads of an input (special tokens
+    included; None: unknown) and ``count_tokens`` counts a text's tokens as its tokenizer
+    does, without special tokens (None: unknown). Use :meth:`load` for fastembed models; the
+    constructor takes any encoder, e.g. a deterministic fake in tests.
     """
 
     def __init__(
@@ -49,9 +52,13 @@ class Embedder:
         encode_queries: EncodeFn | None = None,
         *,
         cache: diskcache.Cache | None = None,
+        window: int | None = None,
+        count_tokens: Callable[[str], int] | None = None,
     ) -> None:
         self.name = name
         self.dim = dim
+        self.window = window
+        self.count_tokens = count_tokens
         self._encoders: dict[Role, EncodeFn] = {
             "passage": encode_passages,
             "query": encode_queries or encode_passages,
@@ -61,15 +68,30 @@ class Embedder:
 
     @classmethod
     def load(
-        cls, model: str | None = None, *, threads: int | None = None, cache: bool = True
+        cls,
+        model: str | None = None,
+        *,
+        threads: int | None = None,
+        cache: bool = True,
+        api_base: str | None = None,
+        dim: int | None = None,
     ) -> Embedder:
-        """A fastembed-backed embedder: the offline MiniLM by default, else ``model`` by name.
+        """The offline MiniLM by default, else ``model``: a fastembed name, or a remote
+        model as ``litellm:<litellm model>`` (``litellm:voyage/voyage-finance-2``) at
+        ``api_base`` (default ``$FILINGQA_EMBEDDING_API_BASE``), of ``dim`` dimensions
+        (default: learned from one call; see :mod:`.remote_embedder`).
 
         Raises:
             ValueError: fastembed does not know ``model``.
             filingqa.models.store.ModelNotReady: the offline model is not pulled.
+            filingqa.retrieval.index.remote_embedder.EmbeddingEndpointError: a remote model's
+                endpoint fails.
         """
+        from filingqa.retrieval.index.remote_embedder import REMOTE_PREFIX, remote_embedder
+
         store = disk_cache(CACHE_NAME) if cache else None
+        if model is not None and model.startswith(REMOTE_PREFIX):
+            return remote_embedder(model, api_base=api_base, dim=dim, cache=store)
         if model is None or model in _OFFLINE_NAMES:
             from filingqa.models.embedding import load_text_embedding
 
@@ -87,7 +109,8 @@ class Embedder:
     def from_fastembed(
         cls, name: str, dim: int, model: TextEmbedding, cache: diskcache.Cache | None
     ) -> Embedder:
-        """Wrap a loaded fastembed model (its passage/query prefixes are applied)."""
+        """Wrap a loaded fastembed model (its passage/query prefixes are applied); its
+        tokenizer gives the window and the token count."""
 
         def passages(texts: list[str]) -> np.ndarray:
             return np.asarray(list(model.passage_embed(texts)), dtype=np.float32)
@@ -95,7 +118,16 @@ class Embedder:
         def queries(texts: list[str]) -> np.ndarray:
             return np.asarray(list(model.query_embed(texts)), dtype=np.float32)
 
-        return cls(name, dim, passages, queries, cache=cache)
+        window, count = _fastembed_tokens(model)
+        return cls(name, dim, passages, queries, cache=cache, window=window, count_tokens=count)
+
+    def passage_recipe(self) -> PassageRecipe:
+        """How passages are cut and embedded for this model: to fit its window under a
+        header, counted by its tokenizer; bare ~512-estimated-token passages when the
+        window or the tokenizer is unknown."""
+        if self.window is None or self.count_tokens is None:
+            return LEGACY
+        return recipe_for_window(self.window, self.count_tokens, counted_by=self.name)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """``(len(texts), dim)`` float32 passage vectors, from the cache where possible."""
@@ -148,6 +180,25 @@ class Embedder:
 
     def _key(self, text: str, role: Role) -> str:
         return f"{self.name}|{role}|{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def _fastembed_tokens(model: TextEmbedding) -> tuple[int | None, Callable[[str], int] | None]:
+    """The window a fastembed model truncates its inputs at, and a count of a text's tokens
+    by its tokenizer (untruncated, no special tokens); (None, None) if it has none."""
+    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    truncation = getattr(tokenizer, "truncation", None)
+    if tokenizer is None or not truncation:
+        return None, None
+    from tokenizers import Tokenizer
+
+    counter = Tokenizer.from_str(tokenizer.to_str())
+    counter.no_truncation()
+    counter.no_padding()
+
+    def count(text: str) -> int:
+        return len(counter.encode(text, add_special_tokens=False).ids)
+
+    return int(truncation["max_length"]), count
 
 
 def _fastembed_dim(model: str) -> int:

@@ -34,11 +34,12 @@ from pydantic import BaseModel, Field, InstanceOf
 from tqdm import tqdm
 
 from filingqa.records.documents import Document, Passage
-from filingqa.retrieval.index.edge_store import EdgeStore
+from filingqa.retrieval.index.edge_store import META_FILE, EdgeStore
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters, item_key
 from filingqa.retrieval.index.fusion import DEFAULT_K, reciprocal_rank_fusion
 from filingqa.retrieval.index.lexical import BM25Encoder
+from filingqa.retrieval.index.passage_recipe import LEGACY, PassageRecipe
 from filingqa.retrieval.index.point_store import (
     DENSE,
     SPARSE,
@@ -61,6 +62,7 @@ SearchMode = Literal["dense", "sparse", "hybrid"]
 Engine = Literal["edge", "local"]
 
 INDEX_FORMAT = 1
+RECIPE_KEY = "passages"
 HYBRID_CANDIDATES = 50
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "filingqa/passage")
 _PASSAGE_FIELDS = tuple(Passage.model_fields)
@@ -114,16 +116,46 @@ class AddReport(BaseModel):
 
 
 class PassageIndex:
-    """Hybrid (dense + BM25) passage search over a :class:`PointStore`. Use :meth:`open`."""
+    """Hybrid (dense + BM25) passage search over a :class:`PointStore`. Use :meth:`open`.
+
+    ``recipe`` is how passages added now are cut and embedded (:meth:`Embedder.passage_recipe`
+    unless given); ``stored_recipe`` what the index records its passages were made with.
+    """
 
     def __init__(
-        self, store: PointStore, embedder: Embedder, lexical: BM25Encoder, *, rrf_k: int = DEFAULT_K
+        self,
+        store: PointStore,
+        embedder: Embedder,
+        lexical: BM25Encoder,
+        *,
+        rrf_k: int = DEFAULT_K,
+        recipe: PassageRecipe | None = None,
     ) -> None:
         self._store = store
         self.embedder = embedder
         self.lexical = lexical
         self.rrf_k = rrf_k
+        self.recipe = recipe or embedder.passage_recipe()
         self._page_of: dict[str, tuple[str, int]] = {}
+
+    @property
+    def stored_recipe(self) -> dict[str, Any]:
+        """How the stored passages were cut and embedded (an index that records nothing:
+        bare ~512-estimated-token passages)."""
+        return (self._store.meta() or {}).get(RECIPE_KEY) or LEGACY.describe()
+
+    def recuts(self) -> bool:
+        """Whether passages added now are cut or embedded otherwise than the stored ones."""
+        return self.stored_recipe != self.recipe.describe()
+
+    def record_recipe(self) -> None:
+        """Record :attr:`recipe` as the index's (a build that re-cuts it does, first)."""
+        meta = self._store.meta() or {}
+        self._store.set_meta(meta | {RECIPE_KEY: self.recipe.describe()})
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove every passage of ``doc_id``."""
+        self._store.delete(SearchFilters(doc_ids=[doc_id]).conditions())
 
     @classmethod
     def open(
@@ -135,24 +167,29 @@ class PassageIndex:
         collection: str = "filingqa",
         api_key: str | None = None,
         lexical: BM25Encoder | None = None,
+        recipe: PassageRecipe | None = None,
     ) -> PassageIndex:
         """Open (creating if new) the index at ``location``.
 
         ``location`` is a directory (embedded: ``engine="edge"``, Qdrant's engine in process;
         ``"local"``, qdrant-client's sqlite mode), an ``http(s)://`` Qdrant URL, or
         ``":memory:"``. ``embedder`` defaults to the offline MiniLM; ``lexical`` (BM25
-        parameters) applies when creating and must match an existing index.
+        parameters) applies when creating and must match an existing index; ``recipe``
+        (default: the embedder's) is how passages added are cut and embedded, recorded when
+        the index is created.
 
         Raises:
             IndexMismatchError: the index was built with another model or BM25 setting.
             IndexLockedError: another process holds the embedded index directory.
         """
         embedder = embedder or Embedder.load()
+        recipe = recipe or embedder.passage_recipe()
         wanted: IndexMeta = {
             "format": INDEX_FORMAT,
             "embedder": embedder.name,
             "dim": embedder.dim,
             "bm25": (lexical or BM25Encoder()).model_dump(),
+            RECIPE_KEY: recipe.describe(),
         }
         store = open_store(location, wanted, engine=engine, collection=collection, api_key=api_key)
         try:
@@ -160,7 +197,7 @@ class PassageIndex:
         except IndexMismatchError:
             store.close()
             raise
-        return cls(store, embedder, BM25Encoder(**stored["bm25"]))
+        return cls(store, embedder, BM25Encoder(**stored["bm25"]), recipe=recipe)
 
     def add(
         self,
@@ -316,12 +353,14 @@ class PassageIndex:
         self.close()
 
     def _add_batch(self, batch: list[Passage], documents: dict[str, Document]) -> int:
-        payloads = {point_id(p.id): _payload(p, _document_of(p, documents)) for p in batch}
+        embedded_as = self.recipe.header
+        pairs = {point_id(p.id): (p, _document_of(p, documents)) for p in batch}
+        payloads = {pid: _payload(p, doc, embedded_as) for pid, (p, doc) in pairs.items()}
         stored = self._store.content_shas(list(payloads))
         todo = {pid: pl for pid, pl in payloads.items() if stored.get(pid) != pl["content_sha"]}
         if not todo:
             return 0
-        texts = [payload["text"] for payload in todo.values()]
+        texts = [self.recipe.embedding_text(*pairs[pid]) for pid in todo]
         vectors = self.embedder.embed_passages(texts)
         points = [
             StoredPoint(pid, vector, self.lexical.encode_document(payload["text"]), payload)
@@ -329,6 +368,29 @@ class PassageIndex:
         ]
         self._store.upsert(points)
         return len(points)
+
+
+def stored_embedder(
+    location: str | Path, *, collection: str = "filingqa", api_key: str | None = None
+) -> str | None:
+    """The name of the embedder the index at ``location`` was built with (None: no index
+    there yet, or one kept in memory), so that queries are embedded by the same model."""
+    text = str(location)
+    if text == ":memory:":
+        return None
+    if text.startswith(REMOTE_PREFIXES):
+        from qdrant_client import QdrantClient
+
+        client = QdrantClient(url=text, api_key=api_key)
+        try:
+            if not client.collection_exists(collection):
+                return None
+            meta = client.get_collection(collection).config.metadata or {}
+        finally:
+            client.close()
+        return meta.get("embedder")
+    path = Path(location) / META_FILE
+    return json.loads(path.read_text()).get("embedder") if path.is_file() else None
 
 
 def open_store(
@@ -365,8 +427,14 @@ def _document_of(passage: Passage, documents: dict[str, Document]) -> Document:
         raise ValueError(f"passage {passage.id}: document {passage.doc_id!r} not given") from None
 
 
-def _payload(passage: Passage, document: Document) -> dict[str, Any]:
+def _payload(
+    passage: Passage, document: Document, embedded_as: str | None = None
+) -> dict[str, Any]:
+    """The point's payload: the passage, its document's metadata, the header recipe it was
+    embedded under (none: bare), and a hash of all that (signals are added after it)."""
     payload = passage.model_dump(mode="json")
+    if embedded_as is not None:
+        payload["embedded_as"] = embedded_as
     payload.update(
         company=document.company,
         ticker=document.ticker,

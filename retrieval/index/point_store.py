@@ -27,7 +27,8 @@ Condition = tuple[str, tuple[str | int, ...]]
 Ranked = list[tuple[str, float]]
 """Point ids with their scores, best first."""
 IndexMeta = dict[str, Any]
-"""What an index was built with: format, embedder name, dimension, BM25 parameters."""
+"""What an index was built with: format, embedder name, dimension, BM25 parameters, and how
+its passages were cut and embedded."""
 
 
 class PassageIndexError(RuntimeError):
@@ -79,6 +80,14 @@ class PointStore(Protocol):
 
     def payloads(self, ids: list[str], fields: list[str] | None) -> dict[str, dict[str, Any]]:
         """The payloads (only ``fields``; None: all) of the stored points among ``ids``."""
+        ...
+
+    def delete(self, conditions: list[Condition]) -> None:
+        """Remove the points that meet ``conditions`` (at least one condition)."""
+        ...
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Record ``meta`` as what the index is built with."""
         ...
 
     def count(self, conditions: list[Condition]) -> int:

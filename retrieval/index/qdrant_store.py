@@ -131,6 +131,19 @@ class QdrantStore:
         records = self._client.retrieve(self._collection, ids, with_payload=fields or True)
         return {str(r.id): r.payload for r in records}
 
+    def delete(self, conditions: list[Condition]) -> None:
+        """Remove the points that meet ``conditions`` (waits for the write)."""
+        from qdrant_client import models
+
+        if not conditions:
+            raise ValueError("delete needs a condition (it would remove every point)")
+        selector = models.FilterSelector(filter=_filter(conditions))
+        self._client.delete(self._collection, points_selector=selector, wait=True)
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Replace the collection's metadata."""
+        self._client.update_collection(self._collection, metadata=meta)
+
     def count(self, conditions: list[Condition]) -> int:
         """How many points meet ``conditions`` (exact)."""
         return self._client.count(

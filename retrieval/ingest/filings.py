@@ -3,7 +3,9 @@
 A file is read into pages of paragraphs and tables (:mod:`filingqa.retrieval.ingest.pdf` for PDFs,
 cached by content hash; the stdlib HTML parser for HTML; form feeds and markdown pipe tables
 for text), Item sections are assigned, tables become table passages with row groups, and
-the text between them ~512-token chunks. Every passage keeps its 1-based page number.
+the text between them chunks within a token budget (:class:`.chunking.TokenBudget`:
+an index's embedder sets it; ~512 estimated tokens without one). Every passage keeps its
+1-based page number.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from tqdm import tqdm
 from filingqa.core.cache import disk_cache
 from filingqa.records.documents import DocType, Document, Passage
 from filingqa.records.qa_record import QARecord, Table
-from filingqa.retrieval.ingest.chunking import chunk_text
+from filingqa.retrieval.ingest.chunking import ESTIMATED, TokenBudget, chunk_text
 from filingqa.retrieval.ingest.html import html_pages
 from filingqa.retrieval.ingest.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
 from filingqa.retrieval.ingest.pdf import read_pdf as _read_pdf
@@ -64,8 +66,10 @@ class IngestFailure(BaseModel):
         return f"{self.path}: {self.reason}: {self.detail}"
 
 
-def ingest(path: str | Path, document: Document | None = None) -> IngestedDocument:
-    """The passages of the filing at ``path`` (.pdf, .htm/.html or .txt).
+def ingest(
+    path: str | Path, document: Document | None = None, budget: TokenBudget = ESTIMATED
+) -> IngestedDocument:
+    """The passages of the filing at ``path`` (.pdf, .htm/.html or .txt), cut to ``budget``.
 
     ``document`` gives the filing's metadata; by default it is read from a FinanceBench-style
     file name (``COMPANY_2022_10K``, ``COMPANY_2023Q2_10Q``), the doc id being the file stem.
@@ -78,7 +82,8 @@ def ingest(path: str | Path, document: Document | None = None) -> IngestedDocume
     pages = read_pages(path)
     base = document or document_from_name(path.stem)
     document = base.model_copy(update={"source": str(path), "pages": len(pages)})
-    return IngestedDocument(document=document, passages=page_passages(document, pages))
+    passages = page_passages(document, pages, budget)
+    return IngestedDocument(document=document, passages=passages)
 
 
 def ingest_many(
@@ -197,16 +202,20 @@ def _pipe_rows(lines: list[str]) -> list[list[str]]:
 # --- pages → passages ---------------------------------------------------------------------
 
 
-def page_passages(document: Document, pages: list[PageContent]) -> list[Passage]:
+def page_passages(
+    document: Document, pages: list[PageContent], budget: TokenBudget = ESTIMATED
+) -> list[Passage]:
     """Table passages (with row groups) and text chunks of each page, tagged with Items."""
     sections = assign_sections([page.blocks for page in pages], document.doc_type)
     passages: list[Passage] = []
     for page, page_sections in zip(pages, sections, strict=True):
-        passages += _one_page(document.doc_id, page, page_sections)
+        passages += _one_page(document.doc_id, page, page_sections, budget)
     return passages
 
 
-def _one_page(doc_id: str, page: PageContent, sections: list[Section | None]) -> list[Passage]:
+def _one_page(
+    doc_id: str, page: PageContent, sections: list[Section | None], budget: TokenBudget
+) -> list[Passage]:
     passages: list[Passage] = []
     run: list[str] = []
     run_section: Section | None = None
@@ -218,26 +227,33 @@ def _one_page(doc_id: str, page: PageContent, sections: list[Section | None]) ->
             continue
         if run:
             texts += 1
-            passages += text_passages(run, doc_id, page.number, texts, run_section)
+            passages += text_passages(run, doc_id, page.number, texts, run_section, budget)
             run = []
         if isinstance(block, str):
             run, run_section = [block], section
             continue
         tables += 1
         item = section.item if section else None
-        passages += table_passages(block, doc_id=doc_id, page=page.number, number=tables, item=item)
+        passages += table_passages(
+            block, doc_id=doc_id, page=page.number, number=tables, item=item, budget=budget
+        )
     if run:
-        passages += text_passages(run, doc_id, page.number, texts + 1, run_section)
+        passages += text_passages(run, doc_id, page.number, texts + 1, run_section, budget)
     return passages
 
 
 def text_passages(
-    paragraphs: list[str], doc_id: str, page: int, number: int, section: Section | None = None
+    paragraphs: list[str],
+    doc_id: str,
+    page: int,
+    number: int,
+    section: Section | None = None,
+    budget: TokenBudget = ESTIMATED,
 ) -> list[Passage]:
     """Chunks of consecutive paragraphs: ``text<number>``, or ``text<number>.<k>`` with a
     ``parent_id`` of ``text<number>`` when they take more than one chunk."""
     block_id = f"{doc_id}:p{page}:text{number}"
-    chunks = chunk_text("\n\n".join(paragraphs))
+    chunks = chunk_text("\n\n".join(paragraphs), budget.text, budget.overlap, budget.count)
     common = partial(
         Passage,
         doc_id=doc_id,

@@ -11,14 +11,13 @@ page's blocks with the title and units lines above it as its caption (:func:`add
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 
 from filingqa.records.documents import Passage
 from filingqa.records.qa_record import Table
-from filingqa.retrieval.ingest.chunking import estimate_tokens
+from filingqa.retrieval.ingest.chunking import ESTIMATED, TokenBudget
 from filingqa.retrieval.ingest.sections import parse_heading, parse_part
-
-MAX_GROUP_TOKENS = 200  # estimated; leaves room under the 256-token window for the estimate
 
 _NUMBER = re.compile(r"^[(\-–—]?[$€£¥]?\s*\(?-?\d[\d,]*(\.\d+)?\s*\)?\s*%?\)?$")
 _YEARISH = re.compile(r"^(fiscal |fy\s?)?(19|20)\d\d$|^\w+\.? \d{1,2}, (19|20)\d\d$", re.I)
@@ -120,9 +119,10 @@ def table_passages(
     page: int,
     number: int,
     item: str | None = None,
-    max_tokens: int = MAX_GROUP_TOKENS,
+    budget: TokenBudget = ESTIMATED,
 ) -> list[Passage]:
-    """The table as a passage, followed by its row groups when it does not fit ``max_tokens``.
+    """The table as a passage, followed by its row groups when it does not fit the
+    ``budget``'s table tokens.
 
     Ids: ``<doc_id>:p<page>:table<number>`` for the whole table, ``....<k>`` (k from 1) for
     its groups, whose ``parent_id`` is the whole table's id.
@@ -131,7 +131,8 @@ def table_passages(
     common = partial(Passage, doc_id=doc_id, page=page, kind="table", item=item)
     title = table.caption or None
     whole = common(id=whole_id, text=to_markdown(table), title=title)
-    groups = row_groups(table, max_tokens) if estimate_tokens(whole.text) > max_tokens else []
+    fits = budget.count(whole.text) <= budget.table
+    groups = [] if fits else row_groups(table, budget.table, budget.count)
     parts = [
         common(id=f"{whole_id}.{k}", text=text, parent_id=whole_id, title=title)
         for k, text in enumerate(groups, start=1)
@@ -139,24 +140,29 @@ def table_passages(
     return [whole, *parts] if len(parts) > 1 else [whole]
 
 
-def row_groups(table: Table, max_tokens: int = MAX_GROUP_TOKENS) -> list[str]:
-    """Markdown row groups of about equal size under ``max_tokens`` (one row at least), each
-    repeating the caption, the header row and the section row its first row falls under."""
+def row_groups(
+    table: Table,
+    max_tokens: int = ESTIMATED.table,
+    count: Callable[[str], int] = ESTIMATED.count,
+) -> list[str]:
+    """Markdown row groups of about equal size under ``max_tokens`` (as ``count`` counts
+    them; one row at least), each repeating the caption, the header row and the section row
+    its first row falls under."""
     caption, header, body = _split(table)
-    greedy = _group(caption, header, body, max_tokens, [len(body)])
-    count = len(greedy)
-    ends = [-(-(k + 1) * len(body) // count) for k in range(count)]
-    even = _group(caption, header, body, max_tokens, ends)
-    groups = even if len(even) == count else greedy
+    cost = partial(_cost, count, caption, header)
+    greedy = _group(body, max_tokens, [len(body)], cost)
+    groups_wanted = len(greedy)
+    ends = [-(-(k + 1) * len(body) // groups_wanted) for k in range(groups_wanted)]
+    even = _group(body, max_tokens, ends, cost)
+    groups = even if len(even) == groups_wanted else greedy
     return [_render(caption, header, group) for group in groups]
 
 
 def _group(
-    caption: str | None,
-    header: list[str],
     body: list[list[str]],
     max_tokens: int,
     ends: list[int],
+    cost: Callable[[list[list[str]]], int],
 ) -> list[list[list[str]]]:
     """Rows packed in order into groups under ``max_tokens``, group k ending by row
     ``ends[k]`` (the last end applies to any further group)."""
@@ -165,7 +171,7 @@ def _group(
     for index, row in enumerate(body):
         end = ends[min(len(groups), len(ends)) - 1] if groups else 0
         candidate = [*(groups[-1] if groups else []), row]
-        if not groups or index >= end or _cost(caption, header, candidate) > max_tokens:
+        if not groups or index >= end or cost(candidate) > max_tokens:
             groups.append([section, row] if section and not _is_section(row) else [row])
         else:
             groups[-1].append(row)
@@ -174,8 +180,10 @@ def _group(
     return groups
 
 
-def _cost(caption: str | None, header: list[str], rows: list[list[str]]) -> int:
-    return estimate_tokens(_render(caption, header, rows))
+def _cost(
+    count: Callable[[str], int], caption: str | None, header: list[str], rows: list[list[str]]
+) -> int:
+    return count(_render(caption, header, rows))
 
 
 def _is_section(row: list[str]) -> bool:

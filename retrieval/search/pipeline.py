@@ -17,7 +17,9 @@
 4. Rerank: the first ``depth`` candidates get the features the reranker was trained with
    (dense and BM25 scores, also where it missed one list; its page's BM25 score and rank),
    then the LightGBM reranker orders them, drops near-duplicate boilerplate and promotes
-   parents; finally the best passage of each of the top ``spread`` pages comes first.
+   parents; with ``remote_rerank``, a remote rerank model then orders the first
+   ``remote_depth`` (:mod:`~filingqa.retrieval.search.remote_rerank`); finally the best
+   passage of each of the top ``spread`` pages comes first.
 
 It also tells what the index holds (:meth:`FilingSearch.holdings`): each company's filings
 with their form and period, for the program's holdings rule; and looks statement figures up
@@ -42,13 +44,20 @@ from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.fusion import reciprocal_rank_fusion, rrf_term
 from filingqa.retrieval.index.locations import default_index_dir, state_dir_for
-from filingqa.retrieval.index.passage_index import Hit, Match, PassageIndex, SearchMode
+from filingqa.retrieval.index.passage_index import (
+    Hit,
+    Match,
+    PassageIndex,
+    SearchMode,
+    stored_embedder,
+)
 from filingqa.retrieval.index.signals import passage_signals
 from filingqa.retrieval.index.statement_store import StatementStore, record_periods
 from filingqa.retrieval.ingest.metadata import DocumentRecord, parse_doc_name
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.search.hit_scores import dense_scores, page_scores, sparse_scores
 from filingqa.retrieval.search.pages import by_page, page_key, page_order, spread_pages
+from filingqa.retrieval.search.remote_rerank import RemoteReranker
 from filingqa.retrieval.search.rerank import Reranker, default_artifact_dir, shipped_artifact_dir
 from filingqa.retrieval.search.rerank_features import Candidate
 from filingqa.retrieval.vocabulary import lexicon
@@ -86,6 +95,22 @@ class SearchSettings(BaseModel):
         default=10, ge=0, description="the top pages whose best passages come first; 0: off"
     )
     documents: int = Field(default=5, ge=1, description="documents searched again")
+    remote_rerank: str | None = Field(
+        default=None,
+        description="a litellm rerank model ordering the first remote_depth candidates after "
+        "the reranker (e.g. cohere/rerank-v3.5, hosted_vllm/<name>); None: off",
+    )
+    remote_rerank_api_base: str | None = Field(
+        default=None,
+        description="its API base (None: $FILINGQA_RERANK_API_BASE, else the provider's)",
+    )
+    remote_depth: int = Field(default=30, ge=1, description="candidates the remote model orders")
+
+    def remote_reranker(self) -> RemoteReranker | None:
+        """The remote rerank stage these settings name, None when off."""
+        if self.remote_rerank is None:
+            return None
+        return RemoteReranker(self.remote_rerank, self.remote_rerank_api_base)
 
 
 class RankedPassage(BaseModel):
@@ -148,12 +173,15 @@ class FilingSearch:
 
         ``metadata`` defaults to the store saved next to the index by ``filingqa index``;
         ``reranker`` to the trained one (``filingqa.optimizers.train_reranker``). Missing
-        either, search works without it and warns once. ``embedder`` defaults to the offline
-        MiniLM on :data:`QUERY_THREADS` threads. The statement records stored beside the
+        either, search works without it and warns once. ``embedder`` defaults to the model the
+        index was built with (the offline MiniLM for a new one) on :data:`QUERY_THREADS`
+        threads. The statement records stored beside the
         index are read on the first :meth:`statement_records` call.
         """
         location = index if index is not None else default_index_dir()
-        opened = PassageIndex.open(location, embedder or Embedder.load(threads=QUERY_THREADS))
+        if embedder is None:
+            embedder = Embedder.load(stored_embedder(location), threads=QUERY_THREADS)
+        opened = PassageIndex.open(location, embedder)
         if metadata is None:
             metadata = _saved_metadata(location)
         statements = StatementStore.found(state_dir_for(location))
@@ -248,6 +276,7 @@ class FilingSearch:
         found = [f for f in found if f.match.point in hits]
         candidates = self._candidates(text, found, [hits[f.match.point] for f in found])
         order = self._order(query, candidates, companies)
+        order = self._remote_order(query, order)
         if self.settings.spread:
             spread = self.settings.spread
             order = spread_pages(order, lambda c: page_key(c.passage), 3 * spread, spread)
@@ -388,6 +417,19 @@ class FilingSearch:
             return candidates
         names = _company_names(self.metadata, companies) if companies else None
         return self.reranker.rerank(query, candidates, companies=names)
+
+    def _remote_order(self, query: str, order: list[Candidate]) -> list[Candidate]:
+        """The first ``remote_depth`` candidates in the remote model's order, then the rest.
+
+        Raises:
+            RerankEndpointError: the rerank endpoint fails (no order is made up).
+        """
+        remote = self.settings.remote_reranker()
+        if remote is None:
+            return order
+        depth = self.settings.remote_depth
+        head = remote.order(query, order[:depth], lambda c: c.passage.text)
+        return head + order[depth:]
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,11 @@ class FakeEncoder:
     def __init__(self, fail_on_call: int | None = None) -> None:
         self.calls = 0
         self.fail_on_call = fail_on_call
+        self.texts: list[str] = []
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         self.calls += 1
+        self.texts += texts
         if self.calls == self.fail_on_call:
             raise KeyboardInterrupt("simulated kill")
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -48,6 +50,23 @@ class FakeEncoder:
 def fake_embedder(encoder: FakeEncoder | None = None) -> Embedder:
     """An :class:`Embedder` over :class:`FakeEncoder` (no cache)."""
     return Embedder("fake-bag-of-words", DIM, encoder or FakeEncoder())
+
+
+def count_pieces(text: str) -> int:
+    """A tokenizer's count, faked: one token per word or punctuation mark."""
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+def windowed_embedder(encoder: FakeEncoder | None = None, window: int = 120) -> Embedder:
+    """:func:`fake_embedder` that reads ``window`` tokens (:func:`count_pieces`): its index
+    cuts passages to fit and embeds them under a header."""
+    return Embedder(
+        "fake-bag-of-words",
+        DIM,
+        encoder or FakeEncoder(),
+        window=window,
+        count_tokens=count_pieces,
+    )
 
 
 def ten_k(company: str, ticker: str, year: int, revenue: str, income: str) -> str:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from filingqa.retrieval.index.embedder import RECENT_QUERIES, Embedder
+from filingqa.retrieval.index.passage_recipe import HEADER_TOKENS, SPECIAL_TOKENS
 
 
 class CountingEncoder:
@@ -108,3 +109,14 @@ def test_default_is_the_offline_minilm() -> None:
     assert (
         Embedder.load("sentence-transformers/all-MiniLM-L6-v2", cache=False).name == embedder.name
     )
+
+
+@pytest.mark.slow
+def test_the_offline_minilm_cuts_passages_to_its_window_by_its_tokenizer() -> None:
+    embedder = Embedder.load(cache=False)
+    assert embedder.window == 256 and embedder.count_tokens is not None
+    assert embedder.count_tokens("Consolidated Statement of Cash Flows") == 5
+    assert embedder.count_tokens("FY2022") == 4  # f ##y ##20 ##22: more than the estimate's 1
+    recipe = embedder.passage_recipe()
+    assert recipe.header is not None and recipe.budget.counted_by == "all-MiniLM-L6-v2"
+    assert recipe.budget.text == 256 - SPECIAL_TOKENS - HEADER_TOKENS

@@ -61,3 +61,14 @@ def test_a_sentence_longer_than_the_budget_is_cut_into_windows() -> None:
     chunks = chunk_text(text, max_tokens=100, overlap_tokens=0)
     assert len(chunks) == 10
     assert all(estimate_tokens(c) <= 100 for c in chunks)
+
+
+def test_chunks_fit_a_budget_counted_by_another_counter() -> None:
+    def letters(text: str) -> int:  # a stricter count than the estimate
+        return sum(ch.isalnum() for ch in text)
+
+    text = " ".join(f"Sentence number {i} says something." for i in range(30))
+    chunks = chunk_text(text, max_tokens=60, overlap_tokens=0, count=letters)
+    assert len(chunks) > len(chunk_text(text, max_tokens=60, overlap_tokens=0))
+    assert all(letters(c) <= 60 for c in chunks)
+    assert " ".join(chunks) == text  # no overlap: every sentence once, in order

@@ -141,3 +141,12 @@ def test_lead_in_is_the_last_sentence_before_a_colon() -> None:
     assert lead_in(paragraph) == "Cash and cash equivalents were as follows ($ in millions):"
     assert lead_in("Revenue grew 8%.") is None
     assert lead_in("word " * 60 + ":") is None
+
+
+def test_row_groups_fit_a_budget_counted_by_another_counter() -> None:
+    def characters(text: str) -> int:
+        return len(text)
+
+    groups = row_groups(_balance_sheet(40), max_tokens=400, count=characters)
+    assert len(groups) > 1
+    assert all(characters(group) <= 400 for group in groups)
