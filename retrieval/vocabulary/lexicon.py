@@ -17,6 +17,7 @@ from typing import Literal
 
 from filingqa.retrieval.vocabulary.companies import normalise_company
 from filingqa.retrieval.vocabulary.fiscal import PeriodRef, find_periods
+from filingqa.retrieval.vocabulary.topics import topic_words
 
 Granularity = Literal["segment", "consolidated"]
 
@@ -335,8 +336,11 @@ def question_core(text: str) -> str:
 
 def search_text(text: str) -> str:
     """What to search for ``text``: :func:`question_core`, then the headings of the
-    statements and the line items of the metrics the whole text names."""
+    statements and the line items of the metrics the whole text names, and the words of the
+    pages that answer the narrative topics its question asks about (:mod:`.topics`)."""
     flat = _flat(text)
+    core = question_core(text)
     extra = [STATEMENTS[name][1] for name in sorted(statements(text))]
     extra += [items for pattern, items in _LINE_ITEM_PATTERNS if pattern.search(flat)]
-    return " ".join([question_core(text), *dict.fromkeys(extra)])
+    extra += topic_words(core)
+    return " ".join([core, *dict.fromkeys(extra)])
