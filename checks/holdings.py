@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from filingqa.records import Document, Passage
+from filingqa.records.refusal import NOT_INDEXED
 from filingqa.records.search_handle import HeldCompany, Holdings, SearchHandle
 from filingqa.retrieval.ingest.metadata import ANNUAL_TYPES
 from filingqa.retrieval.vocabulary.companies import normalise_company
@@ -329,9 +330,7 @@ def _absent(name: str, holdings: Holdings) -> NotIndexed:
     names = sorted(c.name for c in holdings.companies)
     more = len(names) - LISTED
     listed = ", ".join(names[:LISTED]) + (f" and {more} more" if more > 0 else "")
-    answer = (
-        f"Not in the index: no filing of {name} is indexed (the index holds filings of {listed})."
-    )
+    answer = f"{NOT_INDEXED} no filing of {name} is indexed (the index holds filings of {listed})."
     return NotIndexed(answer=answer, reason=f"the index holds no filings of {name}")
 
 
@@ -344,7 +343,7 @@ def _unreported(companies: list[HeldCompany], periods: list[PeriodRef]) -> NotIn
         + "."
         for c in companies
     )
-    answer = f"Not in the index: no indexed filing of {names} reports {asked}. {held}"
+    answer = f"{NOT_INDEXED} no indexed filing of {names} reports {asked}. {held}"
     return NotIndexed(answer=answer, reason=f"no indexed filing of {names} reports {asked}")
 
 

@@ -16,6 +16,7 @@ from filingqa.metrics.numeric import numeric_verdict, sentence_figure_verdict
 from filingqa.metrics.precheck import precheck
 from filingqa.metrics.short_answer import short_answer_verdict
 from filingqa.metrics.verdict import Verdict
+from filingqa.records.refusal import says_not_indexed
 
 __all__ = ["StrictJudge", "Verdict"]
 
@@ -73,6 +74,8 @@ class StrictJudge:
     ) -> Verdict:
         """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None."""
         gold_text, predicted = as_text(gold), as_text(prediction)
+        if says_not_indexed(predicted):
+            return Verdict(score=0, reason="pre-check: answered not in the index", stage="precheck")
         category = resolve_category(answer_type, gold_text)
         asked = as_text(question)
         figure = (

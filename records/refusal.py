@@ -1,4 +1,5 @@
-"""The refusal classification: whether an answer declines to answer (or is empty)."""
+"""The refusal classification: whether an answer declines to answer (or is empty), and the
+opening of an answer saying the index holds no filing that could answer."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ _REFUSAL = re.compile(
     r"insufficient (information|data|evidence)|no (information|data) (is )?(available|provided)",
     re.IGNORECASE,
 )
+
+
+NOT_INDEXED = "Not in the index:"
+"""How a ``not_indexed`` answer opens (the holdings rule's, ``filingqa.checks.holdings``)."""
+
+
+def says_not_indexed(text: str) -> bool:
+    """Whether ``text`` is a ``not_indexed`` answer."""
+    return text.lstrip().startswith(NOT_INDEXED)
 
 
 def is_refusal(text: str) -> bool:

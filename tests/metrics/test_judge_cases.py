@@ -230,3 +230,10 @@ def test_float_gold_and_prediction_are_judged_as_text() -> None:
     assert (verdict.score, verdict.stage) == (1, "numeric")
     tiny = StrictJudge().judge("q?", 1e-05, "0.00001")
     assert (tiny.score, tiny.stage) == (1, "numeric")
+
+
+def test_a_not_indexed_answer_scores_zero_without_reading_its_figures() -> None:
+    answer = "Not in the index: no filing of AES is indexed (the index holds filings of 3M)."
+    verdict = StrictJudge().judge("AES's FY2022 ROA?", "-0.02", answer, answer_type="number")
+    assert (verdict.score, verdict.stage) == (0, "precheck")
+    assert verdict.reason == "pre-check: answered not in the index"
