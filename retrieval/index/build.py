@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
@@ -213,22 +216,51 @@ class _Build:
         self._resumed: list[CorpusItem] = []
 
     def run(self, progress: bool, flush_passages: int) -> None:
-        bar = tqdm(self.corpus.items, desc="index", unit="file", disable=not progress)
+        """Ingest and add every item not finished yet. The next item is read and cut in a
+        worker thread while the current batch is embedded (the embedder releases the GIL),
+        so reading a PDF and embedding the last one's passages share the cores."""
         recipe = self.index.recipe
-        for item in bar:
+        todo = []
+        for item in self.corpus.items:
             key = item.key(recipe)
             if self._finished(key, item.doc_id):
                 self._resumed.append(item)
-                continue
-            result = item.attempt(recipe.budget)
-            if isinstance(result, IngestFailure):
-                self.corpus.failures.append(result)
-                continue
-            self._pending.append((key, result, self._records(item)))
-            if sum(len(i.passages) for _, i, _ in self._pending) >= flush_passages:
-                self._flush()
-            bar.set_postfix(passages=self.passages, failed=len(self.corpus.failures))
-        self._flush()
+            else:
+                todo.append((key, item))
+        bar = tqdm(total=len(todo), desc="index", unit="file", disable=not progress)
+        started, pages = time.perf_counter(), 0
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as reader:
+            items = [item for _, item in todo]
+            for (key, _), (result, records) in zip(
+                todo, read_ahead(reader, items, self._read), strict=True
+            ):
+                bar.update()
+                if isinstance(result, IngestFailure):
+                    self.corpus.failures.append(result)
+                    continue
+                if isinstance(records, IngestFailure):
+                    self.corpus.failures.append(records)
+                    records = None
+                self._pending.append((key, result, records))
+                if sum(len(i.passages) for _, i, _ in self._pending) >= flush_passages:
+                    self._flush()
+                pages += result.document.pages or 0
+                rate = pages / max(time.perf_counter() - started, 1e-9)
+                bar.set_postfix(
+                    passages=self.passages + sum(len(i.passages) for _, i, _ in self._pending),
+                    pages_per_s=f"{rate:.1f}",
+                    failed=len(self.corpus.failures),
+                )
+            self._flush()
+        bar.close()
+
+    def _read(self, item: CorpusItem) -> tuple[IngestedDocument | IngestFailure, _Records]:
+        """The item ingested and cut, and its statement records (None when it failed, or
+        has none to store); safe in a worker thread (it touches no index)."""
+        result = item.attempt(self.index.recipe.budget)
+        if isinstance(result, IngestFailure) or self.statements is None or item.path is None:
+            return result, None
+        return result, self.statements.read(item)
 
     def add_statements(self, progress: bool) -> None:
         """Store the records of the finished filings stored without them (an older build's)."""
@@ -299,6 +331,24 @@ class _Build:
             if records is not None:
                 self.statements.store.write(ingested.document.doc_id, records)
                 self.statements_stored += 1
+
+
+_Read = TypeVar("_Read")
+_Records = list[StatementRecord] | IngestFailure | None
+
+
+def read_ahead(
+    reader: ThreadPoolExecutor, items: list[CorpusItem], read: Callable[[CorpusItem], _Read]
+) -> Iterator[_Read]:
+    """``read(item)`` of each item in order, the next one already being read in ``reader``
+    while the caller works on the current one."""
+    pending: deque[Future[_Read]] = deque()
+    for item in items:
+        pending.append(reader.submit(read, item))
+        if len(pending) > 1:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def _say_recut(index: PassageIndex, progress: bool) -> None:

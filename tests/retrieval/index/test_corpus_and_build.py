@@ -285,3 +285,23 @@ def test_context_corpora_pool_one_document_per_context(
         assert corpus.metadata.companies_in("What did V report?") == ["V"]
     else:
         assert first.company is None
+
+
+def test_the_next_file_is_read_while_the_current_one_is_added() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from filingqa.retrieval.index.build import read_ahead
+
+    started: list[str] = []
+
+    def read(item: str) -> str:
+        started.append(item)
+        return item.upper()
+
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        results = read_ahead(reader, ["a", "b", "c"], read)  # type: ignore[arg-type]
+        assert next(results) == "A"
+        reader.submit(lambda: None).result()  # the read queued before it has run
+        assert started == ["a", "b"]  # b was read while the caller held a's result
+        assert list(results) == ["B", "C"]
+    assert started == ["a", "b", "c"]
