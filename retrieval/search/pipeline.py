@@ -89,6 +89,10 @@ class SearchSettings(BaseModel):
     expand: bool = Field(
         default=True, description="search the question's core and its metrics' line items"
     )
+    topics: bool = Field(
+        default=True,
+        description="with expand, also the words of the pages answering its narrative topics",
+    )
     pages: bool = Field(default=True, description="rank pages, then passages page by page")
     depth: int = Field(default=100, ge=1, description="candidates kept for the reranker")
     spread: int = Field(
@@ -267,7 +271,7 @@ class FilingSearch:
             return []
         companies = self._companies(query, company)
         scopes = self._scopes(query, companies, period, doc_ids)
-        text = lexicon.search_text(query) if self.settings.expand else query
+        text = lexicon.search_text(query, self.settings.topics) if self.settings.expand else query
         found = self._first_stage(text, scopes, k)
         if self.settings.hierarchical and found:
             found = self._hierarchical(text, found)

@@ -334,13 +334,14 @@ def question_core(text: str) -> str:
     return " ".join(kept) if any(s.endswith("?") for s in kept) else text
 
 
-def search_text(text: str) -> str:
+def search_text(text: str, topics: bool = True) -> str:
     """What to search for ``text``: :func:`question_core`, then the headings of the
-    statements and the line items of the metrics the whole text names, and the words of the
-    pages that answer the narrative topics its question asks about (:mod:`.topics`)."""
+    statements and the line items of the metrics the whole text names, and (``topics``) the
+    words of the pages that answer the narrative topics its question asks about
+    (:mod:`.topics`)."""
     flat = _flat(text)
     core = question_core(text)
     extra = [STATEMENTS[name][1] for name in sorted(statements(text))]
     extra += [items for pattern, items in _LINE_ITEM_PATTERNS if pattern.search(flat)]
-    extra += topic_words(core)
+    extra += topic_words(core) if topics else []
     return " ".join([core, *dict.fromkeys(extra)])

@@ -28,3 +28,8 @@ def test_search_text_adds_topic_words_for_the_question_not_its_instructions() ->
     assert searched.startswith("Who are Acme's major customers? ")
     assert NARRATIVE_TOPICS["customers"][1] in searched
     assert NARRATIVE_TOPICS["segments"][1] not in searched  # only the instructions say it
+
+
+def test_topic_words_can_be_left_out() -> None:
+    question = "Who are Acme's major customers?"
+    assert lexicon.search_text(question, topics=False) == question

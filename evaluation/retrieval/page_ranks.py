@@ -1,0 +1,49 @@
+"""Where the served search puts a question's gold page, question by question.
+
+:func:`gold_rank` is the 1-based rank of the first passage on a gold page among the first
+``k`` a search returns (None: not among them); :func:`hit_rates` turns the ranks of many
+questions into page Hit@k per group (a slice, a question type), so settings and indexes
+can be compared on the same questions, by fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from filingqa.evaluation.retrieval.gold import EvalQuery
+from filingqa.retrieval.search.pipeline import FilingSearch
+
+KS = (1, 5, 10)
+
+
+def gold_rank(search: FilingSearch, query: EvalQuery, k: int = max(KS)) -> int | None:
+    """The rank of the first of ``search``'s top ``k`` passages on a gold page of ``query``."""
+    ranked = [r.passage for r in search.ranked(query.question, k=k)]
+    return next(
+        (i for i, p in enumerate(ranked, 1) if any(t.found_in(p) for t in query.targets)), None
+    )
+
+
+def hit_rates(
+    ranks: Mapping[str, int | None], groups: Mapping[str, Iterable[str]]
+) -> dict[str, dict[str, float]]:
+    """Per group (name -> its question ids): ``n`` and page Hit@k for each of :data:`KS`, over
+    the group's questions that have a rank entry."""
+    table: dict[str, dict[str, float]] = {}
+    for name, ids in groups.items():
+        found = [ranks[i] for i in ids if i in ranks]
+        row: dict[str, float] = {"n": len(found)}
+        for k in KS:
+            hits = sum(rank is not None and rank <= k for rank in found)
+            row[f"hit@{k}"] = hits / len(found) if found else float("nan")
+        table[name] = row
+    return table
+
+
+def format_rates(setting: str, table: Mapping[str, Mapping[str, float]]) -> str:
+    """One line per group: ``n`` and Hit@1/5/10 in percent."""
+    lines = [f"{setting}:"]
+    for name, row in table.items():
+        cells = "  ".join(f"@{k} {row[f'hit@{k}']:6.1%}" for k in KS)
+        lines.append(f"  {name:<28} n {int(row['n']):>3}  {cells}")
+    return "\n".join(lines)

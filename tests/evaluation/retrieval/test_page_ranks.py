@@ -1,0 +1,39 @@
+"""Where the served search puts the gold page, and Hit@k per group of questions."""
+
+import math
+
+from filingqa.evaluation.retrieval.gold import EvalQuery, Target
+from filingqa.evaluation.retrieval.page_ranks import format_rates, gold_rank, hit_rates
+from filingqa.records.documents import Passage
+
+
+class RankedSearch:
+    """A search that returns fixed pages, best first."""
+
+    def __init__(self, pages: list[int]) -> None:
+        self.pages = pages
+
+    def ranked(self, question: str, k: int):
+        passages = [
+            Passage(id=f"D:p{p}:text1", doc_id="D", page=p, kind="text", text="t")
+            for p in self.pages[:k]
+        ]
+        return [type("Result", (), {"passage": p}) for p in passages]
+
+
+QUERY = EvalQuery(id="q", question="Q", targets=(Target(doc_id="D", page=7),))
+
+
+def test_the_rank_is_that_of_the_first_passage_on_a_gold_page() -> None:
+    assert gold_rank(RankedSearch([3, 4, 7, 7]), QUERY) == 3  # type: ignore[arg-type]
+    assert gold_rank(RankedSearch([3, 4, 5]), QUERY) is None  # type: ignore[arg-type]
+    assert gold_rank(RankedSearch([1] * 10 + [7]), QUERY) is None  # type: ignore[arg-type]
+
+
+def test_hit_rates_per_group_over_the_questions_ranked() -> None:
+    ranks = {"a": 1, "b": 4, "c": None, "d": 9}
+    table = hit_rates(ranks, {"all": ["a", "b", "c", "d"], "ab": ["a", "b", "x"], "none": ["x"]})
+    assert table["all"] == {"n": 4, "hit@1": 0.25, "hit@5": 0.5, "hit@10": 0.75}
+    assert table["ab"] == {"n": 2, "hit@1": 0.5, "hit@5": 1.0, "hit@10": 1.0}
+    assert table["none"]["n"] == 0 and math.isnan(table["none"]["hit@5"])
+    assert "ab" in format_rates("served", table).splitlines()[2]
