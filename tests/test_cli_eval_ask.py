@@ -72,7 +72,7 @@ def test_eval_naive_rag_over_the_index_prints_the_table_and_writes_json(
     opened: list[tuple[str, Path | None]] = []
 
     @contextmanager
-    def open_corpus(spec: str, directory: Path | None = None):
+    def open_corpus(spec: str, directory: Path | None = None, search: object = None):
         opened.append((spec, directory))
         yield OpenCorpus(search=ListSearch(), plain=plain, k=2)
 
@@ -126,6 +126,7 @@ def test_eval_retrieval_mode_dispatches_to_the_retrieval_evaluation(
                 "index": None,
                 "json_out": tmp_path / "r.json",
                 "progress": True,
+                "search_settings": {},
             },
         )
     ]
@@ -244,6 +245,7 @@ def test_ask_company_and_doc_search_the_default_index(
             "doc_ids": ["A_10K", "B_10K"],
             "samples": 1,
             "program": None,
+            "search_settings": {},
         }
     ]
     assert "Answer:   399.8 million" in capsys.readouterr().out
