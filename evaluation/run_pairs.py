@@ -10,7 +10,6 @@ cite another company's filing (``benchmarks/paired_runs.py`` prints it).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -18,14 +17,15 @@ from filingqa.evaluation.paired import compare, format_paired
 from filingqa.evaluation.runner import Row
 from filingqa.evaluation.summary import format_table, summarize
 from filingqa.records import QARecord
-
-_YEAR_PART = re.compile(r"_(?:19|20)\d\d(?=[_Q.]|$)")
+from filingqa.retrieval.ingest.metadata import parse_doc_name
+from filingqa.retrieval.vocabulary.companies import normalise_company
 
 
 def company_key(doc_name: str) -> str:
-    """The company part of a FinanceBench document name, normalised (``3M_2018_10K`` → ``3m``)."""
-    head = _YEAR_PART.split(doc_name, maxsplit=1)[0]
-    return re.sub(r"[^a-z0-9]", "", head.lower())
+    """The company part of a FinanceBench document name, normalised (``3M_2018_10K`` → ``3m``;
+    a name that is not FinanceBench-style stands for itself)."""
+    parsed = parse_doc_name(doc_name)
+    return normalise_company(parsed.company_key if parsed else doc_name)
 
 
 def gold_companies(record: QARecord) -> set[str]:
