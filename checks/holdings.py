@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from filingqa.records import Document, Passage
+from filingqa.records.documents import FORM_NAMES
 from filingqa.records.refusal import NOT_INDEXED
 from filingqa.records.search_handle import HeldCompany, Holdings, SearchHandle
 from filingqa.retrieval.ingest.metadata import ANNUAL_TYPES
@@ -38,14 +39,6 @@ from filingqa.retrieval.vocabulary.lexicon import metric_terms, statements
 Span = tuple[int, tuple[int, ...]]  # fiscal year and the quarters of it
 FULL_YEAR = (1, 2, 3, 4)
 LISTED = 10  # companies named when the index holds none of the question's
-_FORMS = {
-    "10k": "10-K",
-    "10q": "10-Q",
-    "8k": "8-K",
-    "earnings": "earnings release",
-    "annual_report": "annual report",
-    "other": "filing",
-}
 # Questions about what a filing expects of later periods name periods no filing reports.
 _FORWARD = re.compile(
     r"\b(?:guidance|outlook|forecast\w*|project(?:ed|ions?)|expect\w*|anticipat\w*|due|"
@@ -313,7 +306,8 @@ def _reports_any(company: HeldCompany, periods: list[PeriodRef]) -> bool:
 
 def describe_filing(document: Document) -> str:
     """A filing as ``3M_2022_10K (10-K for FY2022; reports FY2020–FY2022)``."""
-    form, year, quarter = _FORMS[document.doc_type], document.fiscal_year, document.fiscal_quarter
+    form = FORM_NAMES[document.doc_type]
+    year, quarter = document.fiscal_year, document.fiscal_quarter
     if year is None:
         return f"{document.doc_id} ({form}, period not known)"
     if document.doc_type in ANNUAL_TYPES:

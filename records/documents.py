@@ -9,6 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DocType = Literal["10k", "10q", "8k", "earnings", "annual_report", "other"]
 PassageKind = Literal["table", "text"]
+FORM_NAMES: dict[DocType, str] = {
+    "10k": "10-K",
+    "10q": "10-Q",
+    "8k": "8-K",
+    "earnings": "earnings release",
+    "annual_report": "annual report",
+    "other": "filing",
+}
+"""How a person names each document type."""
 
 
 class Document(BaseModel):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from filingqa.records.documents import Document, Passage
+from filingqa.records.documents import FORM_NAMES, Document, Passage
 from filingqa.retrieval.ingest.chunking import ESTIMATED, TokenBudget
 
 HEADER_RECIPE = "company-form-period-section/1"
@@ -24,7 +24,6 @@ HEADER_TOKENS = 40
 SPECIAL_TOKENS = 2
 """The tokens a BERT-style encoder adds to every input ([CLS] and [SEP])."""
 
-_FORMS = {"10k": "10-K", "10q": "10-Q", "8k": "8-K", "earnings": "earnings release"}
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ def passage_header(passage: Passage, document: Document) -> str:
     """``3M · 10-K · FY2022 · Item 8 · Consolidated Statement of Cash Flows``: the parts known."""
     parts = [
         document.company or document.doc_id,
-        _FORMS.get(document.doc_type),
+        FORM_NAMES[document.doc_type] if document.doc_type != "other" else None,
         _period(document),
         passage.item,
         _title(passage),
