@@ -25,7 +25,6 @@ SPECIAL_TOKENS = 2
 """The tokens a BERT-style encoder adds to every input ([CLS] and [SEP])."""
 
 
-
 @dataclass(frozen=True)
 class PassageRecipe:
     """How passages are cut (``budget``) and whether they are embedded under a header
