@@ -269,21 +269,12 @@ class _Build:
         store = self.statements.store
         missing = [i for i in self._resumed if i.path is not None and not store.has(i.doc_id)]
         for item in tqdm(missing, desc="statements", unit="file", disable=not progress):
-            records = self._records(item)
-            if records is not None:
-                store.write(item.doc_id, records)
-                self.statements_stored += 1
-
-    def _records(self, item: CorpusItem) -> list[StatementRecord] | None:
-        """The statement records of a filing on disk to store (None: none to store; a
-        failure to read them is reported)."""
-        if self.statements is None or item.path is None:
-            return None
-        records = self.statements.read(item)
-        if isinstance(records, IngestFailure):
-            self.corpus.failures.append(records)
-            return None
-        return records
+            records = self.statements.read(item)
+            if isinstance(records, IngestFailure):
+                self.corpus.failures.append(records)
+                continue
+            store.write(item.doc_id, records)
+            self.statements_stored += 1
 
     def _finished(self, key: str, doc_id: str) -> bool:
         """Whether the ledger says so and the index holds that many passages of the doc."""
