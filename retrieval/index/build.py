@@ -242,12 +242,14 @@ class _Build:
                     self.corpus.failures.append(records)
                     records = None
                 self._pending.append((key, result, records))
-                if sum(len(i.passages) for _, i, _ in self._pending) >= flush_passages:
+                pending = sum(len(i.passages) for _, i, _ in self._pending)
+                if pending >= flush_passages:
                     self._flush()
+                    pending = 0
                 pages += result.document.pages or 0
                 rate = pages / max(time.perf_counter() - started, 1e-9)
                 bar.set_postfix(
-                    passages=self.passages + sum(len(i.passages) for _, i, _ in self._pending),
+                    passages=self.passages + pending,
                     pages_per_s=f"{rate:.1f}",
                     failed=len(self.corpus.failures),
                 )
