@@ -20,6 +20,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from filingqa.checks.metric_catalogue.naming import metrics_named
 from filingqa.records.answer_form import AnswerForm, Asks
 from filingqa.router.rule import ReasoningPath, RoutingDecision
 
@@ -72,6 +73,11 @@ _COMPUTED = re.compile(
     r"\b(change[ds]?|growth|grew|increase[ds]?|decrease[ds]?|ratio|proportion|percentage|"
     r"percent|share of|average|mean|difference|differ|cagr|compound|sum|combined|altogether|"
     r"margin|turnover|return on|year[- ]over[- ]year|yoy|rate of)\b|%",
+    re.IGNORECASE,
+)
+_TREND = re.compile(
+    r"\b(drop(s|ped)?|declin(e|es|ed|ing)|fall(s|en|ing)?|fell|ris(e|es|en|ing)|rose|"
+    r"improv(e|es|ed|ing)|deteriorat(e|es|ed|ing)|grow(s|n|ing)?|grew)\b",
     re.IGNORECASE,
 )
 _TOTAL = re.compile(r"\btotal\b", re.IGNORECASE)
@@ -176,6 +182,8 @@ def with_form(route: RoutingDecision, form: AnswerForm, asks: Asks, why: str) ->
 
 
 def names_computation(question: str) -> bool:
-    """Whether ``question`` names a computation (a ratio, a change, a margin …): a yes/no
-    question about one is decided by the computed figure."""
-    return bool(_COMPUTED.search(_LEADING_PHRASE.sub("", question)))
+    """Whether ``question`` names a computation (a ratio, a change, a margin …), a trend
+    (improving, a drop) or a metric of the catalogue (working capital): a yes/no question
+    about one is decided by a computed comparison."""
+    asked = _LEADING_PHRASE.sub("", question)
+    return bool(_COMPUTED.search(asked) or _TREND.search(asked) or metrics_named(asked))

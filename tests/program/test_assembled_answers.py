@@ -170,7 +170,7 @@ def test_a_yes_no_echoing_the_request_is_decided_again_told_why() -> None:
     fine = {"deciding": "services were flat", "decision": "no", "reason": "Services were flat."}
     final, engine = run(
         [(DECIDE, replies(echoed, fine))],
-        "Did Acme's services revenue grow in 2024?",
+        "Did Acme's services business do well in 2024?",
         [MDNA],
         answer_forms="decide",
     )
@@ -188,7 +188,7 @@ def test_an_undecided_yes_no_in_the_requests_words_is_not_an_echo() -> None:
     }
     final, engine = run(
         [(DECIDE, undecided)],
-        "Did Acme's services revenue grow in 2024?",
+        "Did Acme's services business do well in 2024?",
         [MDNA],
         answer_forms="decide",
     )

@@ -195,7 +195,7 @@ def test_a_yes_no_whose_deciding_figure_fails_the_quote_check_is_given_marked(
     ]  # fmt: skip
     final, _ = run(
         decided(deciding),
-        "Did Acme's operating cash flow rise in 2024?",
+        "Did Acme's operating cash flow exceed 800 in 2024?",
         ListSearch(cash),
         answer_forms="guess",
     )

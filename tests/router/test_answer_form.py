@@ -1,6 +1,6 @@
 import pytest
 
-from filingqa.router.answer_form_guess import guess_answer_form
+from filingqa.router.answer_form_guess import guess_answer_form, names_computation
 
 # (question, form, confident, asks): one row per question form the guess knows
 FORMS: list[tuple[str, str, bool, str]] = [
@@ -60,3 +60,20 @@ def test_the_first_guess_reads_the_form_from_the_wording(
     guess = guess_answer_form(question)
     assert (guess.form, guess.confident, guess.asks) == (form, confident, asks), guess.reason
     assert guess.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "computed"),
+    [
+        ("Is the ratio of operating cash flow to capex above 1 in 2024?", True),
+        ("Was there any drop in cash and cash equivalents between FY2023 and Q2 FY2024?", True),
+        ("Does the company have an improving free cash flow conversion as of FY2022?", True),
+        ("Does American Water Works have positive working capital based on FY2022 data?", True),
+        ("Did AMD report customer concentration in FY22?", False),
+        ("As of Q2'2023, is Pfizer spinning off any large business segments?", False),
+    ],
+)
+def test_a_yes_no_naming_a_computation_trend_or_metric_is_decided_by_a_program(
+    question: str, computed: bool
+) -> None:
+    assert names_computation(question) is computed
