@@ -43,6 +43,11 @@ CHOICE_NOTE = (
     "The question asks which one: compare the figures in the program and set result to the "
     "winner's name or year as a string (result = '2019'), not to its value."
 )
+DECIDE_NOTE = (
+    "The question asks yes or no: compute the figures that decide it and set result to the "
+    "comparison that answers it, True or False (result = margin_2024 > margin_2023), not to "
+    "a figure."
+)
 SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
 REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
 
@@ -187,10 +192,12 @@ class ReasoningLoop(dspy.Module):
     def _pot(self, state: QuestionState, passages: list[Passage], previous: Draft | None) -> Draft:
         """A program for the question, or a revision of the previous one for what the
         verifier held against it; run in the sandbox and checked. A question asking which
-        one wins has the program name it; one asking a direction gets it stated."""
+        one wins has the program name it; one asking a direction gets it stated; a yes/no
+        question has it compute the deciding comparison."""
         question, evidence = state.question, render(passages)
         notes = [formula_note(question, evidence) if self.formula_notes else None]
         notes.append(CHOICE_NOTE if state.route.asks == "choice" else None)
+        notes.append(DECIDE_NOTE if state.route.path == "decide" else None)
         formula = " ".join(note for note in notes if note) or None
         feedback = previous.feedback() if previous is not None else ""
         if feedback and previous is not None and previous.program:

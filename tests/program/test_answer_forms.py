@@ -4,7 +4,7 @@ import dspy
 import pytest
 
 from filingqa.program.financial_qa import FinancialQA
-from filingqa.program.reasoning_loop import CHOICE_NOTE
+from filingqa.program.reasoning_loop import CHOICE_NOTE, DECIDE_NOTE
 
 from ..kit.lm import FakeEngine, Rule, marker_lm
 from ..kit.passages import CASH_FLOW, MDNA, PENSIONS
@@ -142,3 +142,26 @@ def test_a_yes_no_question_naming_a_computation_is_decided_by_the_computed_figur
     (request,) = [p for p in engine.prompts if DECIDE in p]
     assert "1.96898" in request  # the computed figure reaches the decision
     assert [c.page for c in final.citations] == [4]
+
+
+def test_a_yes_no_questions_program_is_asked_for_the_deciding_comparison() -> None:
+    decided = {"deciding": "812.4", "decision": "yes", "reason": "It rose to 812.4."}
+    final, engine = run(
+        [(WRITE, fenced("result = 812.4 / 450.0 > 812.4 / 412.6")), (DECIDE, decided)],
+        "Did the ratio of operating cash flow to capex rise in 2024?",
+        [CASH_FLOW],
+    )
+    assert (final.path, final.value) == ("decide", False)
+    assert final.answer.startswith("No.")  # the computed comparison, not the LM's yes
+    (request,) = [p for p in engine.prompts if WRITE in p]
+    assert DECIDE_NOTE in request
+
+
+def test_a_value_questions_program_is_not_asked_for_a_comparison() -> None:
+    _, engine = run(
+        [(WRITE, fenced("result = 812.4 / 412.6"))],
+        "What is the ratio of operating cash flow to capex in 2024?",
+        [CASH_FLOW],
+    )
+    (request,) = [p for p in engine.prompts if WRITE in p]
+    assert DECIDE_NOTE not in request
