@@ -5,10 +5,11 @@ A training split is indexed as ``filingqa index --dataset`` indexes it (built on
 product's :class:`~filingqa.retrieval.search.pipeline.FilingSearch`. The candidates the pipeline
 hands its reranker, kept by :class:`CandidateRecorder` with the query analysis they are
 scored under, form one LambdaRank group; those satisfying one of the question's gold
-targets (a gold fact, paragraph or table) are its positives.
+targets (a gold fact, paragraph or table) are its positives. A committed *tuning* slice
+trains too (FinanceBench's: its questions searched over every filing, as served).
 
 Data hygiene: :func:`check_hygiene` refuses training questions whose documents appear in an
-evaluated split (FinQA dev and ConvFinQA dev share report pages).
+evaluated split (FinQA dev and ConvFinQA dev share report pages) or in a report slice.
 """
 
 from __future__ import annotations
@@ -137,13 +138,72 @@ def split_groups(
         DataLeakError: a document or question of ``spec`` is in ``evaluated``.
     """
     from filingqa.evaluation.retrieval.gold import dataset_queries
-    from filingqa.evaluation.retrieval.quality import ensure_index
-    from filingqa.retrieval.search.pipeline import FilingSearch
 
     check_hygiene(load_dataset(spec, data_dir), evaluated)
     queries = dataset_queries(spec, data_dir)
+    return _searched(spec, queries, settings, data_dir, progress)
+
+
+def slice_groups(
+    name: str,
+    evaluated: Sequence[QARecord],
+    settings: SearchSettings,
+    data_dir: Path | None = None,
+    progress: bool = False,
+) -> tuple[list[Group], SplitRun]:
+    """:func:`search_groups` of the questions of the committed tuning slice ``name`` (say
+    ``financebench-dev-tuning``) over its dataset's index (FinanceBench: every filing, as
+    served), and what that cost.
+
+    Raises:
+        ValueError: no committed slice is called ``name``.
+        DataLeakError: ``name`` is a report slice, or one of its documents or questions is
+            in ``evaluated`` or in a report slice of its dataset.
+    """
+    from filingqa.evaluation.retrieval.gold import gold_queries, retrieval_benchmark
+    from filingqa.evaluation.slices.committed import available_slices, select_slice
+
+    slices = available_slices()
+    chosen = slices.get(name)
+    if chosen is None:
+        raise ValueError(f"unknown slice {name!r}; slices: {', '.join(slices) or 'none'}")
+    if chosen.slice != "tuning":
+        raise DataLeakError(f"{name} is a report slice: a reranker never trains on one")
+    records = load_dataset(chosen.dataset, data_dir)
+    reported = [s for s in slices.values() if s.dataset == chosen.dataset and s.slice == "report"]
+    held_out = [r for s in reported for r in select_slice(records, s)]
+    check_hygiene(select_slice(records, chosen), [*evaluated, *held_out])
+    ids = set(chosen.ids)
+    queries = [
+        q for q in gold_queries(retrieval_benchmark(chosen.dataset), data_dir) if q.id in ids
+    ]
+    return _searched(training_corpus(name), queries, settings, data_dir, progress)
+
+
+def training_corpus(name: str) -> str:
+    """The corpus a training split (``tatqa:dev``) or tuning slice (``financebench-dev-tuning``)
+    is searched over: the split's own contexts, or the slice's dataset's benchmark corpus."""
+    from filingqa.evaluation.retrieval.gold import retrieval_benchmark
+    from filingqa.evaluation.slices.committed import available_slices
+
+    chosen = available_slices().get(name)
+    return name if chosen is None else retrieval_benchmark(chosen.dataset).corpus
+
+
+def _searched(
+    corpus: str,
+    queries: Sequence[EvalQuery],
+    settings: SearchSettings,
+    data_dir: Path | None,
+    progress: bool,
+) -> tuple[list[Group], SplitRun]:
+    """:func:`search_groups` of ``queries`` over the index of ``corpus`` (built when missing,
+    else reused), and what that cost."""
+    from filingqa.evaluation.retrieval.quality import ensure_index
+    from filingqa.retrieval.search.pipeline import FilingSearch
+
     started = time.perf_counter()
-    index = ensure_index(spec, data_dir, progress)
+    index = ensure_index(corpus, data_dir, progress)
     indexed = time.perf_counter()
     search = FilingSearch.open(Path(index.location), reranker=None, settings=settings)
     try:
@@ -166,17 +226,24 @@ def training_groups(
     settings: SearchSettings,
     data_dir: Path | None = None,
     progress: bool = False,
+    *,
+    train_slices: Sequence[str] = (),
 ) -> tuple[list[Group], dict[str, SplitRun]]:
-    """:func:`split_groups` of every split of ``train_specs``, each checked against the
-    questions of ``eval_specs``, and what each split cost.
+    """:func:`split_groups` of every split of ``train_specs`` and :func:`slice_groups` of
+    every slice of ``train_slices``, each checked against the questions of ``eval_specs``,
+    and what each cost.
 
     Raises:
-        DataLeakError: a training document or question is in one of ``eval_specs``.
+        DataLeakError: a training document or question is in one of ``eval_specs`` (or, for
+            a slice, in its dataset's report slice).
     """
     evaluated = [r for spec in eval_specs for r in load_dataset(spec, data_dir)]
     groups: list[Group] = []
     runs: dict[str, SplitRun] = {}
     for spec in train_specs:
         found, runs[spec] = split_groups(spec, evaluated, settings, data_dir, progress)
+        groups += found
+    for name in train_slices:
+        found, runs[name] = slice_groups(name, evaluated, settings, data_dir, progress)
         groups += found
     return groups, runs

@@ -2,11 +2,12 @@
 
 ``filingqa compile`` (its reranker stage) and ``benchmarks/retrieval_train_reranker.py``
 (which ships ``artifacts/reranker``) both call :func:`train_reranker`: each training split is
-indexed and its questions searched (:mod:`~filingqa.optimizers.reranker_groups`), LambdaRank
-is cross-validated by document (:mod:`~filingqa.optimizers.reranker_cv`) and then fit on
-every group (:mod:`~filingqa.optimizers.reranker_fit`). The artifact is ``model.txt`` +
-``features.json`` + ``training.json``: data file hashes, counts, search settings,
-parameters, cross-validation, feature gains and the seconds each step took, from which
+indexed and its questions searched (a committed tuning slice's, such as FinanceBench's,
+over its dataset's corpus; :mod:`~filingqa.optimizers.reranker_groups`), LambdaRank is
+cross-validated by document (:mod:`~filingqa.optimizers.reranker_cv`) and then fit on every
+group (:mod:`~filingqa.optimizers.reranker_fit`). The artifact is ``model.txt`` + ``features.json``
++ ``training.json``: data file hashes, counts, search settings, parameters,
+cross-validation, feature gains and the seconds each step took, from which
 :func:`training_cost` estimates the next run.
 """
 
@@ -25,7 +26,7 @@ from filingqa.evaluation.corpora import dataset_index_name
 from filingqa.optimizers.budget import StageCost
 from filingqa.optimizers.reranker_cv import FoldScores, cross_validate
 from filingqa.optimizers.reranker_fit import TrainParams, feature_gains, fit
-from filingqa.optimizers.reranker_groups import SplitRun, training_groups
+from filingqa.optimizers.reranker_groups import SplitRun, training_corpus, training_groups
 from filingqa.retrieval.index.locations import default_index_dir, index_built
 from filingqa.retrieval.search.pipeline import SearchSettings
 from filingqa.retrieval.search.rerank import (
@@ -36,6 +37,7 @@ from filingqa.retrieval.search.rerank import (
 )
 
 DEFAULT_TRAIN_SPECS: tuple[str, ...] = ("finqa:train_sample100", "tatqa:dev")
+DEFAULT_TRAIN_SLICES: tuple[str, ...] = ()
 DEFAULT_EVAL_SPECS: tuple[str, ...] = ("finqa:dev848", "finqa:dev_sample200", "convfinqa:dev")
 TRAINING_SEARCH = SearchSettings(expand=False, exhaustive=0, pages=False)
 """The search the shipped reranker was trained on: hybrid, filters and hierarchical, without
@@ -48,6 +50,7 @@ class TrainingReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     train_specs: list[str]
+    train_slices: list[str] = Field(default=[], description="committed tuning slices")
     eval_specs: list[str]
     data_files: dict[str, dict[str, str]]
     queries: int = Field(description="training questions read")
@@ -67,6 +70,7 @@ def train_reranker(
     train_specs: Sequence[str] = DEFAULT_TRAIN_SPECS,
     out_dir: Path | None = None,
     *,
+    train_slices: Sequence[str] = DEFAULT_TRAIN_SLICES,
     eval_specs: Sequence[str] = DEFAULT_EVAL_SPECS,
     data_dir: Path | None = None,
     settings: SearchSettings = TRAINING_SEARCH,
@@ -74,19 +78,23 @@ def train_reranker(
     folds: int = 5,
     progress: bool = False,
 ) -> TrainingReport:
-    """Train the reranker on the search candidates of ``train_specs`` and save it, with its
-    :class:`TrainingReport`, under ``out_dir`` (default: :func:`default_artifact_dir`).
+    """Train the reranker on the search candidates of ``train_specs`` and ``train_slices``
+    and save it, with its :class:`TrainingReport`, under ``out_dir`` (default:
+    :func:`default_artifact_dir`).
 
-    Each split is indexed on its own (built under ``FILINGQA_HOME/indexes`` when missing,
-    else reused) and searched with ``settings``.
+    Each split is indexed on its own, a slice's questions over its dataset's corpus (built
+    under ``FILINGQA_HOME/indexes`` when missing, else reused), and searched with ``settings``.
 
     Raises:
-        DataLeakError: a training document or question is in one of ``eval_specs``.
+        DataLeakError: a training document or question is in one of ``eval_specs`` or in a
+            report slice.
     """
     started = time.perf_counter()
     params = params or TrainParams()
     out_dir = out_dir or default_artifact_dir()
-    groups, splits = training_groups(train_specs, eval_specs, settings, data_dir, progress)
+    groups, splits = training_groups(
+        train_specs, eval_specs, settings, data_dir, progress, train_slices=train_slices
+    )
     fitting = time.perf_counter()
     scores = cross_validate(groups, params, folds)
     booster = fit(groups, params)
@@ -94,8 +102,11 @@ def train_reranker(
     finished = time.perf_counter()
     report = TrainingReport(
         train_specs=list(train_specs),
+        train_slices=list(train_slices),
         eval_specs=list(eval_specs),
-        data_files=split_hashes([*train_specs, *eval_specs], data_dir),
+        data_files=split_hashes(
+            [*train_specs, *map(slice_dataset, train_slices), *eval_specs], data_dir
+        ),
         queries=sum(run.questions for run in splits.values()),
         groups=len(groups),
         candidates=sum(len(g.candidates) for g in groups),
@@ -117,9 +128,17 @@ def read_report(directory: Path) -> TrainingReport:
     return TrainingReport.model_validate(json.loads((directory / TRAINING_FILE).read_text()))
 
 
+def slice_dataset(name: str) -> str:
+    """The dataset split a committed slice draws from (``financebench:dev``)."""
+    from filingqa.evaluation.slices.committed import available_slices
+
+    return available_slices()[name].dataset
+
+
 def index_ready(spec: str) -> bool:
-    """Whether the index :func:`train_reranker` searches for ``spec`` is built."""
-    return index_built(default_index_dir(dataset_index_name(spec)))
+    """Whether the index :func:`train_reranker` searches for ``spec`` (a split or a slice) is
+    built."""
+    return index_built(default_index_dir(dataset_index_name(training_corpus(spec))))
 
 
 def training_cost(report: TrainingReport, built: Callable[[str], bool] = index_ready) -> StageCost:

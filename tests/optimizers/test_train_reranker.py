@@ -176,8 +176,63 @@ def mini_data(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPat
     return write_data_dir(tmp_path / "data")
 
 
-def train_mini(out_dir: Path, data_dir: Path) -> TrainingReport:
-    return train_reranker([MINI], out_dir, eval_specs=[], data_dir=data_dir, params=FAST, folds=2)
+def train_mini(out_dir: Path, data_dir: Path, **slices: list[str]) -> TrainingReport:
+    return train_reranker(
+        [MINI],
+        out_dir,
+        train_slices=slices.get("train_slices", []),
+        eval_specs=[],
+        data_dir=data_dir,
+        params=FAST,
+        folds=2,
+    )
+
+
+@pytest.fixture
+def mini_slices(mini_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A tuning slice (the first 6 contexts' questions) and a report slice (the rest) of the
+    mini split, committed in a throwaway slice folder."""
+    from filingqa.evaluation.slices import committed
+
+    records = load_dataset(MINI, mini_data)
+    contexts = list(dict.fromkeys(d for r in records for d in r.documents))
+    folder = tmp_path / "slices"
+    folder.mkdir()
+    for role, chosen in (("tuning", contexts[:6]), ("report", contexts[6:])):
+        ids = [r.id for r in records if r.documents[0] in chosen]
+        made = committed.EvalSlice(
+            dataset=MINI,
+            slice=role,
+            made_by="test",
+            seed=0,
+            quotas={},
+            counts={"all": len(ids)},
+            contexts=chosen,
+            ids=ids,
+        )
+        (folder / f"{made.name}.json").write_text(made.model_dump_json())
+    monkeypatch.setattr(committed, "slice_dir", lambda: folder)
+    return mini_data
+
+
+def test_a_tuning_slice_trains_the_reranker_and_a_report_slice_never_does(
+    mini_slices: Path, tmp_path: Path
+) -> None:
+    tuning, report = f"tatqa-{SPLIT}-tuning", f"tatqa-{SPLIT}-report"
+    trained = train_reranker(
+        [], tmp_path / "out", train_slices=[tuning], eval_specs=[], data_dir=mini_slices,
+        params=FAST, folds=2,
+    )  # fmt: skip
+    assert trained.train_slices == [tuning] and list(trained.splits) == [tuning]
+    assert (trained.queries, trained.groups) == (12, 12)  # the tuning slice's questions only
+    assert list(trained.data_files) == [MINI]
+    assert training.index_ready(tuning)
+    for name, error in ((report, "is a report slice"), ("tatqa-nope-tuning", "unknown slice")):
+        with pytest.raises(ValueError, match=error):
+            train_reranker(
+                [], tmp_path / "no", train_slices=[name], eval_specs=[], data_dir=mini_slices
+            )
+    assert not (tmp_path / "no").exists()
 
 
 def test_the_training_path_indexes_searches_fits_and_saves_a_loadable_reranker(
