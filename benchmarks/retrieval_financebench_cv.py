@@ -5,13 +5,18 @@ add, honestly: the dev questions (PDFs present) are split into folds by company;
 fold is reranked by a model trained on the shipped training data (finqa:train_sample100 +
 tatqa:dev, product-search candidates) plus the FinanceBench questions of the *other*
 companies, so no score comes from a model that saw the question's company. Candidates are
-the product pipeline's over the open corpus (all FinanceBench PDFs indexed together, the
-``filingqa eval --mode retrieval --dataset financebench`` index), hybrid + filters +
-hierarchical. Rows: the fused order, the shipped reranker, and the cross-validated one.
-A question none of whose candidates is on a gold page counts as a miss everywhere.
+the served search's over the open corpus (all FinanceBench PDFs indexed together, the
+``filingqa eval --mode retrieval --dataset financebench`` index, or ``--index``); the
+FinQA/TAT-QA groups are gathered with the shipped reranker's training search or, with
+``--training-search served``, the served one. Rows: the fused order, the shipped reranker,
+and the cross-validated one, each as page Hit@1/5/10 for all questions, per committed slice
+and per question type. A question none of whose candidates is on a gold page counts as a
+miss everywhere.
 
-Run it from the repo root (the FinanceBench index built, the shared data beside the repo):
-``FILINGQA_DATA_DIR=../shared/datasets .venv/bin/python benchmarks/retrieval_financebench_cv.py``.
+Run it from the repo root (the shared data beside the repo):
+
+    FILINGQA_DATA_DIR=../shared/datasets .venv/bin/python \\
+        benchmarks/retrieval_financebench_cv.py --index DIR --json OUT
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries, query_score
+from filingqa.datasets.registry import load_dataset
+from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries
+from filingqa.evaluation.retrieval.page_ranks import KS, first_gold, format_rates, hit_rates
 from filingqa.evaluation.retrieval.quality import ensure_index
+from filingqa.evaluation.slices.committed import load_slice
 from filingqa.optimizers.reranker_fit import TrainParams, fit
 from filingqa.optimizers.reranker_groups import Group, search_groups, training_groups
 from filingqa.optimizers.train_reranker import (
@@ -39,7 +46,12 @@ from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "retrieval_financebench_cv.json"
-KS = (1, 5, 10)
+SLICES = ("financebench-dev-tuning", "financebench-dev-report")
+ROWS = (
+    "fused order",
+    "shipped reranker",
+    "reranker + FinanceBench other-company folds",
+)
 
 
 def company(query: EvalQuery) -> str:
@@ -56,19 +68,6 @@ def company_folds(queries: Sequence[EvalQuery], folds: int, seed: int = 0) -> di
     return {q.id: fold_of[company(q)] for q in queries}
 
 
-def hits(order: dict[str, list], queries: Sequence[EvalQuery]) -> dict[str, float]:
-    """Mean page Hit@k over all ``queries`` (a question without a ranking is a miss)."""
-    return {
-        f"hit@{k}": round(
-            statistics.fmean(
-                query_score([c.passage for c in order.get(q.id, [])], q, k, "hit") for q in queries
-            ),
-            4,
-        )
-        for k in KS
-    }
-
-
 def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candidate]:
     """``order`` with the pipeline's last step: the best passages of the top pages first."""
     if not settings.spread:
@@ -76,18 +75,39 @@ def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candida
     return spread_pages(order, lambda c: page_key(c.passage), 3 * settings.spread, settings.spread)
 
 
+def question_groups(queries: Sequence[EvalQuery], data_dir: Path | None) -> dict[str, list[str]]:
+    """Question ids: all, per committed slice, per FinanceBench question type."""
+    types = {
+        r.id: r.meta.get("question_type", "") for r in load_dataset("financebench:dev", data_dir)
+    }
+    groups: dict[str, list[str]] = {"all": [q.id for q in queries]}
+    for name in SLICES:
+        groups[name] = list(load_slice(name, dataset="financebench:dev").ids)
+    for kind in sorted(set(types.values())):
+        groups[kind] = [q.id for q in queries if types[q.id] == kind]
+    return groups
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--index", type=Path, help="FinanceBench index (default: build/reuse)")
+    parser.add_argument(
+        "--training-search",
+        choices=("shipped", "served"),
+        default="shipped",
+        help="the search the FinQA/TAT-QA groups are gathered with: the shipped reranker's, "
+        "or the one served",
+    )
+    parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args()
     params = TrainParams()
     queries = financebench_queries(args.data_dir)
-    base, _ = training_groups(
-        DEFAULT_TRAIN_SPECS, DEFAULT_EVAL_SPECS, TRAINING_SEARCH, args.data_dir
-    )
-    location = Path(ensure_index("financebench", args.data_dir).location)
     settings = SearchSettings()
+    training = TRAINING_SEARCH if args.training_search == "shipped" else settings
+    base, _ = training_groups(DEFAULT_TRAIN_SPECS, DEFAULT_EVAL_SPECS, training, args.data_dir)
+    location = args.index or Path(ensure_index("financebench", args.data_dir).location)
     search = FilingSearch.open(location, reranker=None, settings=settings)
     try:
         groups: list[Group] = search_groups(queries, search)
@@ -96,34 +116,39 @@ def main() -> None:
     by_id = {q.id: q for q in queries}
     fold_of = company_folds(queries, args.folds, params.seed)
     shipped = load_reranker("default")
-    fused, reranked, crossed = {}, {}, {}
+    orders: dict[str, dict[str, list[Candidate]]] = {name: {} for name in ROWS}
     for fold in range(args.folds):
         test = [g for g in groups if fold_of[g.query_id] == fold]
         train = base + [g for g in groups if fold_of[g.query_id] != fold]
         model = Reranker(fit(train, params))
         for group in test:
-            question = group.question
-            fused[group.query_id] = spread(group.candidates, settings)
-            reranked[group.query_id] = spread(shipped.rerank(question, group.candidates), settings)
-            crossed[group.query_id] = spread(model.rerank(question, group.candidates), settings)
+            question, candidates = group.question, group.candidates
+            orders[ROWS[0]][group.query_id] = spread(candidates, settings)
+            orders[ROWS[1]][group.query_id] = spread(shipped.rerank(question, candidates), settings)
+            orders[ROWS[2]][group.query_id] = spread(model.rerank(question, candidates), settings)
+    question_ids = question_groups(queries, args.data_dir)
+    results = {}
+    for name, order in orders.items():
+        ranks = {
+            q.id: first_gold([c.passage for c in order.get(q.id, [])[: max(KS)]], q)
+            for q in queries
+        }
+        results[name] = {"ranks": ranks, "rates": hit_rates(ranks, question_ids)}
+        print(format_rates(name, results[name]["rates"]), flush=True)
     summary = {
         "benchmark": "FinanceBench dev page Hit@k, reranker cross-validated by company folds",
+        "index": location.name,
+        "training_search": args.training_search,
         "questions": len(queries),
         "with_a_gold_candidate": len(groups),
         "companies": len({company(q) for q in queries}),
         "folds": args.folds,
-        "results": {
-            "+hierarchical (fused order)": hits(fused, queries),
-            "+reranker (shipped, no FinanceBench)": hits(reranked, queries),
-            "+reranker (+ FinanceBench other-company folds)": hits(crossed, queries),
-        },
-        "gold_pages_per_question": round(statistics.fmean(len(q.targets) for q in queries), 2),
+        "results": results,
         "queries_missing_from_candidates": sorted(set(by_id) - {g.query_id for g in groups}),
     }
-    for name, row in summary["results"].items():
-        print(f"{name:<48}" + "".join(f"{m} {100 * v:5.1f}%  " for m, v in row.items()))
-    RESULTS.write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"wrote {RESULTS}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

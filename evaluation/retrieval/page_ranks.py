@@ -8,9 +8,10 @@ can be compared on the same questions, by fold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from filingqa.evaluation.retrieval.gold import EvalQuery
+from filingqa.records.documents import Passage
 from filingqa.retrieval.search.pipeline import FilingSearch
 
 KS = (1, 5, 10)
@@ -18,7 +19,11 @@ KS = (1, 5, 10)
 
 def gold_rank(search: FilingSearch, query: EvalQuery, k: int = max(KS)) -> int | None:
     """The rank of the first of ``search``'s top ``k`` passages on a gold page of ``query``."""
-    ranked = [r.passage for r in search.ranked(query.question, k=k)]
+    return first_gold([r.passage for r in search.ranked(query.question, k=k)], query)
+
+
+def first_gold(ranked: Sequence[Passage], query: EvalQuery) -> int | None:
+    """The 1-based rank of the first passage of ``ranked`` on a gold page of ``query``."""
     return next(
         (i for i, p in enumerate(ranked, 1) if any(t.found_in(p) for t in query.targets)), None
     )

@@ -3,7 +3,7 @@
 import math
 
 from filingqa.evaluation.retrieval.gold import EvalQuery, Target
-from filingqa.evaluation.retrieval.page_ranks import format_rates, gold_rank, hit_rates
+from filingqa.evaluation.retrieval.page_ranks import first_gold, format_rates, gold_rank, hit_rates
 from filingqa.records.documents import Passage
 
 
@@ -37,3 +37,12 @@ def test_hit_rates_per_group_over_the_questions_ranked() -> None:
     assert table["ab"] == {"n": 2, "hit@1": 0.5, "hit@5": 1.0, "hit@10": 1.0}
     assert table["none"]["n"] == 0 and math.isnan(table["none"]["hit@5"])
     assert "ab" in format_rates("served", table).splitlines()[2]
+
+
+def test_first_gold_is_the_rank_of_the_first_passage_on_a_gold_page() -> None:
+    def on(page: int) -> Passage:
+        return Passage(id=f"D:p{page}", doc_id="D", page=page, kind="text", text="x")
+
+    query = EvalQuery(id="q", question="?", targets=(Target(doc_id="D", page=3),))
+    assert first_gold([on(1), on(3), on(3)], query) == 2
+    assert first_gold([on(1), on(2)], query) is None
