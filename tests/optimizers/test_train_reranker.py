@@ -41,6 +41,7 @@ from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
 from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import FEATURE_NAMES
 
+from ..evaluation.slice_fakes import synthetic_slice, use_slices
 from ..retrieval.filings import fake_embedder
 from .compile_fakes import SPLIT, write_data_dir
 
@@ -191,27 +192,14 @@ def train_mini(out_dir: Path, data_dir: Path, **slices: list[str]) -> TrainingRe
 @pytest.fixture
 def mini_slices(mini_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A tuning slice (the first 6 contexts' questions) and a report slice (the rest) of the
-    mini split, committed in a throwaway slice folder."""
-    from filingqa.evaluation.slices import committed
-
+    mini split, in place of the committed slices."""
     records = load_dataset(MINI, mini_data)
     contexts = list(dict.fromkeys(d for r in records for d in r.documents))
-    folder = tmp_path / "slices"
-    folder.mkdir()
-    for role, chosen in (("tuning", contexts[:6]), ("report", contexts[6:])):
-        ids = [r.id for r in records if r.documents[0] in chosen]
-        made = committed.EvalSlice(
-            dataset=MINI,
-            slice=role,
-            made_by="test",
-            seed=0,
-            quotas={},
-            counts={"all": len(ids)},
-            contexts=chosen,
-            ids=ids,
-        )
-        (folder / f"{made.name}.json").write_text(made.model_dump_json())
-    monkeypatch.setattr(committed, "slice_dir", lambda: folder)
+    slices = [
+        synthetic_slice(MINI, role, [r.id for r in records if r.documents[0] in chosen], chosen)
+        for role, chosen in (("tuning", contexts[:6]), ("report", contexts[6:]))
+    ]
+    use_slices(monkeypatch, tmp_path / "slices", *slices)
     return mini_data
 
 
