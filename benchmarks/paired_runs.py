@@ -2,7 +2,8 @@
 
 A code change cannot be one eval's two settings, so its "before" and "after" are two runs
 over the same questions (the same slice, ``--fresh-cache``), graded again afterwards by one
-judge (``filingqa eval ... --regrade`` over both ``--out`` folders). Prints the figures of
+judge (``filingqa eval ... --regrade`` over both ``--out`` folders); either folder may hold
+published rows (``--publish``, a committed run). Prints the figures of
 :func:`filingqa.evaluation.run_pairs.compare_runs`; writes them, with per-question ids,
 scores and outcomes (no dataset text), as JSON.
 
@@ -17,8 +18,8 @@ import json
 from pathlib import Path
 
 from filingqa.datasets.registry import load_dataset
+from filingqa.evaluation.published import read_run_rows
 from filingqa.evaluation.run_pairs import compare_runs
-from filingqa.evaluation.runner import read_rows
 
 
 def main() -> None:
@@ -32,11 +33,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     first, second = args.names.split(",")
-    rows = [read_rows(folder / f"{args.setting}.jsonl") for folder in (args.before, args.after)]
+    records = load_dataset(args.dataset, args.data_dir)
+    rows = [
+        read_run_rows(folder / f"{args.setting}.jsonl", records)
+        for folder in (args.before, args.after)
+    ]
     if not all(rows):
         raise SystemExit(f"no {args.setting}.jsonl rows in one of the two folders")
-    records = {r.id: r for r in load_dataset(args.dataset, args.data_dir)}
-    figures = compare_runs(rows[0], rows[1], records, (first, second))
+    figures = compare_runs(rows[0], rows[1], {r.id: r for r in records}, (first, second))
     print(figures["text"])
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

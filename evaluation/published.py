@@ -38,6 +38,12 @@ def restore(path: Path, records: list[QARecord]) -> list[Row]:
     return rows
 
 
+def read_run_rows(path: Path, records: list[QARecord]) -> list[Row]:
+    """The rows in ``path``, whether a run wrote them or they were published (then question
+    and gold are taken from ``records``)."""
+    return read_rows(path) or restore(path, records)
+
+
 def restore_missing(path: Path, rows_path: Path, records: list[QARecord]) -> int:
     """Add to ``rows_path`` the published rows in ``path`` of ``records`` that it lacks;
     return how many were added."""

@@ -5,6 +5,7 @@ from filingqa.evaluation.command import EvalSettings, run_evaluation, shared_pat
 from filingqa.evaluation.open_corpus import OpenCorpus
 from filingqa.evaluation.published import (
     RESTORED_REASON,
+    read_run_rows,
     restore,
     restore_missing,
     write_published,
@@ -121,3 +122,14 @@ def test_restore_missing_adds_only_the_rows_the_local_file_lacks(tmp_path: Path)
     assert restore_missing(published, local, [record("a"), record("b")]) == 1
     assert [(r.id, r.answer) for r in read_rows(local)] == [("a", "local"), ("b", "1")]
     assert restore_missing(published, local, [record("a"), record("b")]) == 0
+
+
+def test_a_runs_rows_are_read_as_written_or_as_published(tmp_path: Path) -> None:
+    written, published = tmp_path / "written.jsonl", tmp_path / "published.jsonl"
+    written.write_text(row("a", answer="local").model_dump_json() + "\n")
+    write_published(published, [row("a", answer="published")])
+    records = [record("a")]
+    assert [(r.answer, r.question) for r in read_run_rows(written, records)] == [("local", "Q a?")]
+    assert [(r.answer, r.question) for r in read_run_rows(published, records)] == [
+        ("published", "Q a?")
+    ]
