@@ -100,9 +100,12 @@ def stated_scale(cited: list[Passage]) -> str | None:
     return scales.pop() if len(scales) == 1 else None
 
 
-def quoted_figure(answer: str, cited: list[Passage]) -> str:
+def quoted_figure(answer: str, cited: list[Passage], question: str = "") -> str:
     """A quoted bare figure with the scale its passages state (``812.4`` → ``812.4
-    million``); a figure with a scale word or %, a year, or any other answer unchanged."""
+    million``), restated as an amount in the unit ``question`` asks when it asks one
+    (``(4,625)`` in millions → ``4.62 billion`` for "in USD billions", stated positively
+    unless a sign is asked for: :func:`shown_amount`); a figure with a scale word or %, a
+    year, or any other answer unchanged."""
     numbers = extract_numbers(answer)
     if len(numbers) != 1:
         return answer
@@ -111,6 +114,8 @@ def quoted_figure(answer: str, cited: list[Passage]) -> str:
     if rest or number.is_percent or number.scale_word or number.is_year_like:
         return answer
     scale = stated_scale(cited)
+    if scale and asked_scale(question):
+        return shown_amount(number.magnitude, question, scale)
     return f"{answer} {scale}" if scale else answer
 
 

@@ -172,19 +172,22 @@ def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]
             return "Yes" if holds else "No"
         return display_value(answer, state.question, draft.value, cited, draft.program)
     if draft.path == "quote":
-        return _scaled_quotes(answer, draft)
+        return _scaled_quotes(answer, draft, state.question)
     return answer
 
 
-def _scaled_quotes(answer: str, draft: Draft) -> str:
+def _scaled_quotes(answer: str, draft: Draft, question: str) -> str:
     """A quoted answer (one quote, or list items) whose bare figures take the scale their
-    own passages state; a count, or an answer no longer the quotes, unchanged."""
+    own passages state, in the unit ``question`` asks when it asks one; a count, or an
+    answer no longer the quotes, unchanged."""
     passages = {p.id: p for p in draft.passages}
     found = [(q.quote.strip(), q.location) for q in draft.quotes if q.location is not None]
     if not found or LIST_SEPARATOR.join(quote for quote, _ in found) != answer:
         return answer
     return LIST_SEPARATOR.join(
-        quoted_figure(quote, [passages[at.passage_id]] if at.passage_id in passages else [])
+        quoted_figure(
+            quote, [passages[at.passage_id]] if at.passage_id in passages else [], question
+        )
         for quote, at in found
     )
 

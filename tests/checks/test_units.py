@@ -35,6 +35,21 @@ def test_a_quoted_bare_figure_takes_the_scale_its_passage_states(
     assert quoted_figure(answer, cited) == shown
 
 
+@pytest.mark.parametrize(
+    ("answer", "question", "shown"),
+    [
+        ("(412.6)", "What was capital expenditure in 2024 (in USD billions)?", "0.413 billion"),
+        ("812.4", "What was operating cash flow in 2024 (in USD thousands)?", "812,400 thousand"),
+        ("(412.6)", "What was the change in cash in 2024 (in USD millions)?", "-412.6 million"),
+        ("(412.6)", "What was capital expenditure in 2024?", "(412.6) million"),  # no unit asked
+    ],
+)
+def test_a_quoted_figure_is_restated_in_the_unit_the_question_asks(
+    answer: str, question: str, shown: str
+) -> None:
+    assert quoted_figure(answer, [CASH_FLOW], question) == shown
+
+
 def test_a_computed_value_is_rounded_with_its_scale_or_percent() -> None:
     assert display_value("399.8", "What was free cash flow?", 399.8, [CASH_FLOW]) == "399.8 million"
     assert display_value("16.2", "What was the growth rate?", 16.2254, [CASH_FLOW]) == "16.23%"

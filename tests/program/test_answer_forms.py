@@ -94,6 +94,16 @@ def test_guess_alone_follows_the_wording_even_when_unsure() -> None:
     assert engine.count(FORM) == 0
 
 
+def test_a_quoted_amount_is_stated_positively_in_the_unit_the_question_asks() -> None:
+    final, _ = run(
+        [(QUOTE, {"quote": "(412.6)"})],
+        "What was the purchase of property and equipment in 2024 (in USD billions)?",
+        [CASH_FLOW],
+        "guess",
+    )
+    assert (final.path, final.answer) == ("quote", "0.413 billion")
+
+
 def test_listed_figures_each_take_the_scale_their_passage_states() -> None:
     final, _ = run(
         [(ITEMS, {"items": ["812.4", "701.9", "2024"]})],
