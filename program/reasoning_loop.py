@@ -45,8 +45,10 @@ CHOICE_NOTE = (
 )
 DECIDE_NOTE = (
     "The question asks yes or no: compute the figures that decide it and set result to the "
-    "comparison that answers it, True or False (result = margin_2024 > margin_2023), not to "
-    "a figure."
+    "comparison the question asks, True or False, not to a figure: against zero for positive "
+    "or negative (result = working_capital > 0), against the threshold it names or implies "
+    "(result = quick_ratio >= 1), between periods only for a change over time "
+    "(result = margin_2024 > margin_2023)."
 )
 SHRINKS = 3  # a context overflow halves the evidence and retries, at most this many times
 REPEAT_NOTE = "not asked: the revision repeats the draft verified before, over the same evidence"
