@@ -27,11 +27,15 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from filingqa.datasets.registry import load_dataset
 from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries
-from filingqa.evaluation.retrieval.page_ranks import KS, first_gold, format_rates, hit_rates
+from filingqa.evaluation.retrieval.page_ranks import (
+    KS,
+    financebench_groups,
+    first_gold,
+    format_rates,
+    hit_rates,
+)
 from filingqa.evaluation.retrieval.quality import ensure_index
-from filingqa.evaluation.slices.committed import load_slice
 from filingqa.optimizers.reranker_fit import TrainParams, fit
 from filingqa.optimizers.reranker_groups import Group, search_groups, training_groups
 from filingqa.optimizers.train_reranker import (
@@ -46,7 +50,6 @@ from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "retrieval_financebench_cv.json"
-SLICES = ("financebench-dev-tuning", "financebench-dev-report")
 ROWS = (
     "fused order",
     "shipped reranker",
@@ -73,19 +76,6 @@ def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candida
     if not settings.spread:
         return list(order)
     return spread_pages(order, lambda c: page_key(c.passage), 3 * settings.spread, settings.spread)
-
-
-def question_groups(queries: Sequence[EvalQuery], data_dir: Path | None) -> dict[str, list[str]]:
-    """Question ids: all, per committed slice, per FinanceBench question type."""
-    types = {
-        r.id: r.meta.get("question_type", "") for r in load_dataset("financebench:dev", data_dir)
-    }
-    groups: dict[str, list[str]] = {"all": [q.id for q in queries]}
-    for name in SLICES:
-        groups[name] = list(load_slice(name, dataset="financebench:dev").ids)
-    for kind in sorted(set(types.values())):
-        groups[kind] = [q.id for q in queries if types[q.id] == kind]
-    return groups
 
 
 def main() -> None:
@@ -126,7 +116,7 @@ def main() -> None:
             orders[ROWS[0]][group.query_id] = spread(candidates, settings)
             orders[ROWS[1]][group.query_id] = spread(shipped.rerank(question, candidates), settings)
             orders[ROWS[2]][group.query_id] = spread(model.rerank(question, candidates), settings)
-    question_ids = question_groups(queries, args.data_dir)
+    question_ids = financebench_groups(queries, args.data_dir)
     results = {}
     for name, order in orders.items():
         ranks = {

@@ -21,11 +21,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from filingqa.datasets.registry import load_dataset
 from filingqa.evaluation.retrieval.gold import financebench_queries
-from filingqa.evaluation.retrieval.page_ranks import format_rates, gold_rank, hit_rates
+from filingqa.evaluation.retrieval.page_ranks import (
+    financebench_groups,
+    format_rates,
+    gold_rank,
+    hit_rates,
+)
 from filingqa.evaluation.retrieval.quality import reranker_dir
-from filingqa.evaluation.slices.committed import load_slice
 from filingqa.retrieval.index.locations import default_index_dir
 from filingqa.retrieval.search.pipeline import FilingSearch
 
@@ -34,7 +37,6 @@ SETTINGS: dict[str, dict[str, object]] = {
     "no-topics": {"topics": False},
     "no-rerank": {"rerank": False},
 }
-SLICES = ("financebench-dev-tuning", "financebench-dev-report")
 
 
 def main() -> None:
@@ -45,15 +47,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write ranks and rates here")
     args = parser.parse_args()
     queries = financebench_queries(args.data_dir)
-    types = {
-        r.id: r.meta.get("question_type", "")
-        for r in load_dataset("financebench:dev", args.data_dir)
-    }
-    groups: dict[str, list[str]] = {"all": [q.id for q in queries]}
-    for name in SLICES:
-        groups[name] = list(load_slice(name, dataset="financebench:dev").ids)
-    for kind in sorted(set(types.values())):
-        groups[kind] = [q.id for q in queries if types[q.id] == kind]
+    groups = financebench_groups(queries, args.data_dir)
     base = FilingSearch.open(args.index, reranker=reranker_dir("financebench"))
     out: dict[str, object] = {"index": args.index.name, "settings": {}}
     try:

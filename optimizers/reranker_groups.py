@@ -173,11 +173,10 @@ def slice_groups(
     reported = [s for s in slices.values() if s.dataset == chosen.dataset and s.slice == "report"]
     held_out = [r for s in reported for r in select_slice(records, s)]
     check_hygiene(select_slice(records, chosen), [*evaluated, *held_out])
+    benchmark = retrieval_benchmark(chosen.dataset)
     ids = set(chosen.ids)
-    queries = [
-        q for q in gold_queries(retrieval_benchmark(chosen.dataset), data_dir) if q.id in ids
-    ]
-    return _searched(training_corpus(name), queries, settings, data_dir, progress)
+    queries = [q for q in gold_queries(benchmark, data_dir) if q.id in ids]
+    return _searched(benchmark.corpus, queries, settings, data_dir, progress)
 
 
 def training_corpus(name: str) -> str:

@@ -9,12 +9,16 @@ can be compared on the same questions, by fold.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
+from filingqa.datasets.registry import load_dataset
 from filingqa.evaluation.retrieval.gold import EvalQuery
+from filingqa.evaluation.slices.committed import load_slice
 from filingqa.records.documents import Passage
 from filingqa.retrieval.search.pipeline import FilingSearch
 
 KS = (1, 5, 10)
+FINANCEBENCH_SLICES = ("financebench-dev-tuning", "financebench-dev-report")
 
 
 def gold_rank(search: FilingSearch, query: EvalQuery, k: int = max(KS)) -> int | None:
@@ -27,6 +31,22 @@ def first_gold(ranked: Sequence[Passage], query: EvalQuery) -> int | None:
     return next(
         (i for i, p in enumerate(ranked, 1) if any(t.found_in(p) for t in query.targets)), None
     )
+
+
+def financebench_groups(
+    queries: Sequence[EvalQuery], data_dir: str | Path | None = None
+) -> dict[str, list[str]]:
+    """FinanceBench dev question ids by group: all of ``queries``, each committed slice
+    (tuning first), each question type."""
+    types = {
+        r.id: r.meta.get("question_type", "") for r in load_dataset("financebench:dev", data_dir)
+    }
+    groups: dict[str, list[str]] = {"all": [q.id for q in queries]}
+    for name in FINANCEBENCH_SLICES:
+        groups[name] = list(load_slice(name, dataset="financebench:dev").ids)
+    for kind in sorted(set(types.values())):
+        groups[kind] = [q.id for q in queries if types[q.id] == kind]
+    return groups
 
 
 def hit_rates(

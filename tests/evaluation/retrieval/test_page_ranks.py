@@ -1,10 +1,22 @@
 """Where the served search puts the gold page, and Hit@k per group of questions."""
 
 import math
+from pathlib import Path
+
+import pytest
 
 from filingqa.evaluation.retrieval.gold import EvalQuery, Target
-from filingqa.evaluation.retrieval.page_ranks import first_gold, format_rates, gold_rank, hit_rates
+from filingqa.evaluation.retrieval.page_ranks import (
+    financebench_groups,
+    first_gold,
+    format_rates,
+    gold_rank,
+    hit_rates,
+)
 from filingqa.records.documents import Passage
+
+from ...kit.data import write_financebench
+from ..slice_fakes import synthetic_slice, use_slices
 
 
 class RankedSearch:
@@ -46,3 +58,24 @@ def test_first_gold_is_the_rank_of_the_first_passage_on_a_gold_page() -> None:
     query = EvalQuery(id="q", question="?", targets=(Target(doc_id="D", page=3),))
     assert first_gold([on(1), on(3), on(3)], query) == 2
     assert first_gold([on(1), on(2)], query) is None
+
+
+def test_financebench_groups_are_all_each_slice_and_each_question_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = write_financebench(tmp_path / "data")
+    use_slices(
+        monkeypatch,
+        tmp_path / "slices",
+        synthetic_slice("financebench:dev", "tuning", ["fb_1"], ["ACME_2024_10K"]),
+        synthetic_slice("financebench:dev", "report", ["fb_2"], ["BETA_2024_10K"]),
+    )
+    queries = [
+        EvalQuery(id=i, question="?", targets=(Target(doc_id="D", page=1),))
+        for i in ("fb_1", "fb_2")
+    ]
+    groups = financebench_groups(queries, data_dir)
+    assert groups["all"] == ["fb_1", "fb_2"]
+    assert groups["financebench-dev-tuning"] == ["fb_1"]
+    assert groups["financebench-dev-report"] == ["fb_2"]
+    assert groups["metrics-generated"] == ["fb_1", "fb_2"]
