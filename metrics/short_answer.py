@@ -19,7 +19,9 @@ to the LLM, or to the exact fallback without one:
   figures are the gold's and at least two thirds of its words are those of a gold
   sentence naming the answer ("packaging" for "a global leader in packaging …"). A gold
   of a few words is a name itself, and one listing several items needs them all: a part
-  of either is left to the next stage.
+  of either is left to the next stage. An answer made only of the question's own terms
+  ("Net income" for "which segment had the highest net income?") scores 0 when the gold
+  names something the question does not, unless the question offers the choices ("… or …").
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ _AUXILIARIES = frozenset(
     ["is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can", "could"]
 )
 _CLAUSES = re.compile(r"[,;:?]")
+_OFFERS_CHOICES = re.compile(r"\bor\b", re.IGNORECASE)
 _LIST_SEPARATORS = re.compile(r",|;|\n\s*[-•*]|\band\b")
 # Words that name nothing by themselves ("total debt investments" is no answer for a gold
 # "corporate bonds (82% of the total investment)"), as index terms (stemmed).
@@ -161,8 +164,10 @@ def _span_verdict(question: str, gold: str, prediction: str) -> Verdict | None:
     asked, written = set(tokenize(question)), tokenize(gold)
     gold_terms = {term for term in written if term not in asked}
     answer_terms = [term for term in tokenize(prediction) if term not in asked]
-    if not any(term.isalpha() for term in written) or not gold_terms or not answer_terms:
+    if not any(term.isalpha() for term in written) or not gold_terms:
         return None  # figures alone are the numeric and exact stages' (scales matter)
+    if not answer_terms:
+        return _repeated_question(question, gold_terms, prediction)
     if gold_terms <= set(answer_terms):
         return _decided(1, "the answer states every term of the gold", "span")
     answer_words = [term for term in answer_terms if term.isalpha() and term not in _GENERIC]
@@ -181,6 +186,15 @@ def _span_verdict(question: str, gold: str, prediction: str) -> Verdict | None:
         reason = f"{held} of the answer's {len(answer_words)} words are the gold's"
         return _decided(1, reason, "span")
     return None
+
+
+def _repeated_question(question: str, gold_terms: set[str], prediction: str) -> Verdict | None:
+    """0 for an answer of the question's own terms when the gold names words the question
+    lacks and offers no choices; None otherwise."""
+    names = {term for term in gold_terms if term.isalpha() and term not in _GENERIC}
+    if not tokenize(prediction) or not names or _OFFERS_CHOICES.search(question):
+        return None
+    return _decided(0, "the answer only repeats the question's words", "span")
 
 
 def _is_list(gold: str) -> bool:

@@ -113,6 +113,14 @@ SHORT_CASES: list[tuple[str, str, str, float, str]] = [
         1,
         "span",
     ),
+    # an answer of the question's own words names nothing the gold names
+    (
+        "In 2022 Q2, which of JPM's business segments had the highest net income?",
+        "Corporate & Investment Bank. Its net income was $3725 million.",
+        "Net income",
+        0,
+        "span",
+    ),
 ]
 
 # Golds the exact fallback decided before this stage, decided here now (same words)
@@ -144,6 +152,12 @@ UNDECIDED_CASES: list[tuple[str, str, str]] = [
         "Lower marketing expenses and leverage of incentive compensation due to higher "
         "sales. The answer assumes FY2023 refers to the 12 months ended on January 28, 2023.",
         "higher sales",
+    ),
+    # a choice offered by the question, answered by one of its words
+    (
+        "Which segment grew faster in FY2022, Consumer or Industrial?",
+        "Consumer, driven by strong demand for home products.",
+        "Consumer",
     ),
     # a question asking what drove a change is no direction question
     (
