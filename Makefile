@@ -17,6 +17,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 GGML_FLAGS := $(foreach isa,AVX AVX2 FMA F16C AVX512,$(if $(filter $(shell echo $(isa) | tr A-Z a-z)%,$(CPU_FLAGS)),-DGGML_$(isa)=ON))
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(GGML_FLAGS)
+# The encoder fine-tune's torch, CPU build (the default wheel pulls gigabytes of CUDA): the
+# registry's +cpu wheel, else PyTorch's CPU index.
+TORCH_CPU ?= torch==2.13.0+cpu
 
 .PHONY: install models demo test lint typecheck format bench-executor bench-parse bench-tatqa bench-signatures clean
 
@@ -27,6 +30,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	@echo "installing filingqa and its dependencies (llama-cpp-python builds from source: a few minutes)"
+	$(BIN)/python -m pip install --quiet "$(TORCH_CPU)" || $(BIN)/python -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	@touch $@
 

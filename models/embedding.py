@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filingqa.models.registry import DEFAULT_EMBEDDING, EmbeddingSpec
-from filingqa.models.store import ensure_embedding
+from filingqa.models.registry import DEFAULT_EMBEDDING, ENCODER_FILE, EmbeddingSpec, TunedEncoder
+from filingqa.models.store import ModelNotReady, ensure_embedding
+from filingqa.models.verify import sha256_of
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
@@ -32,3 +34,51 @@ def load_text_embedding(
     # fastembed types TextEmbedding.model as the base class; the ONNX model it holds has one
     model.model.tokenizer.enable_truncation(max_length=spec.max_length)  # type: ignore[attr-defined]
     return model
+
+
+def is_tuned_encoder(location: str | Path) -> bool:
+    """Whether ``location`` is a folder holding a fine-tuned encoder."""
+    return (Path(location) / ENCODER_FILE).is_file()
+
+
+def read_tuned_encoder(folder: Path) -> TunedEncoder:
+    """The description of the fine-tuned encoder in ``folder``, its model checked against it.
+
+    Raises:
+        ModelNotReady: the description is missing, or the model's sha256 is not the one
+            it names.
+    """
+    described = folder / ENCODER_FILE
+    if not described.is_file():
+        raise ModelNotReady(f"{folder} holds no fine-tuned encoder (no {ENCODER_FILE})")
+    encoder = TunedEncoder.model_validate_json(described.read_text())
+    actual = sha256_of(folder / "model.onnx") if (folder / "model.onnx").is_file() else "none"
+    if actual != encoder.sha256:
+        raise ModelNotReady(
+            f"{folder}/model.onnx has sha256 {actual}, but {ENCODER_FILE} pins {encoder.sha256}"
+        )
+    return encoder
+
+
+def write_tuned_encoder(folder: Path, encoder: TunedEncoder) -> None:
+    """Write ``encoder``'s description into ``folder`` (beside its model)."""
+    (folder / ENCODER_FILE).write_text(encoder.model_dump_json(indent=2) + "\n")
+
+
+def load_tuned_embedding(
+    folder: Path, spec: EmbeddingSpec = DEFAULT_EMBEDDING, *, threads: int | None = None
+) -> tuple[TunedEncoder, TextEmbedding]:
+    """The fine-tuned encoder in ``folder`` (a model of ``spec``'s architecture), checked
+    and loaded into fastembed offline, with its description.
+
+    Raises:
+        ModelNotReady: see :func:`read_tuned_encoder`.
+    """
+    from fastembed import TextEmbedding
+
+    encoder = read_tuned_encoder(folder)
+    model = TextEmbedding(
+        model_name=spec.fastembed_name, specific_model_path=str(folder), threads=threads
+    )
+    model.model.tokenizer.enable_truncation(max_length=encoder.max_length)  # type: ignore[attr-defined]
+    return encoder, model

