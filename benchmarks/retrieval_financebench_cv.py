@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-from collections.abc import Sequence
 from pathlib import Path
 
-from filingqa.evaluation.retrieval.gold import EvalQuery, financebench_queries
+from filingqa.evaluation.retrieval.gold import financebench_queries
 from filingqa.evaluation.retrieval.page_ranks import (
     KS,
+    company,
+    company_folds,
     financebench_groups,
     first_gold,
     format_rates,
     hit_rates,
+    spread,
 )
 from filingqa.evaluation.retrieval.quality import ensure_index
 from filingqa.optimizers.reranker_fit import TrainParams, fit
@@ -43,8 +44,6 @@ from filingqa.optimizers.train_reranker import (
     DEFAULT_TRAIN_SPECS,
     TRAINING_SEARCH,
 )
-from filingqa.retrieval.ingest.filings import document_from_name
-from filingqa.retrieval.search.pages import page_key, spread_pages
 from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings, load_reranker
 from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
@@ -55,27 +54,6 @@ ROWS = (
     "shipped reranker",
     "reranker + FinanceBench other-company folds",
 )
-
-
-def company(query: EvalQuery) -> str:
-    """The company a question is about (its first gold document's)."""
-    doc_id = query.targets[0].doc_id
-    return document_from_name(doc_id).company or doc_id
-
-
-def company_folds(queries: Sequence[EvalQuery], folds: int, seed: int = 0) -> dict[str, int]:
-    """``question id -> fold``, all questions about one company in one fold."""
-    names = sorted({company(q) for q in queries})
-    random.Random(seed).shuffle(names)
-    fold_of = {name: i % folds for i, name in enumerate(names)}
-    return {q.id: fold_of[company(q)] for q in queries}
-
-
-def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candidate]:
-    """``order`` with the pipeline's last step: the best passages of the top pages first."""
-    if not settings.spread:
-        return list(order)
-    return spread_pages(order, lambda c: page_key(c.passage), 3 * settings.spread, settings.spread)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ can be compared on the same questions, by fold.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -15,7 +16,10 @@ from filingqa.datasets.registry import load_dataset
 from filingqa.evaluation.retrieval.gold import EvalQuery
 from filingqa.evaluation.slices.committed import load_slice
 from filingqa.records.documents import Passage
-from filingqa.retrieval.search.pipeline import FilingSearch
+from filingqa.retrieval.ingest.filings import document_from_name
+from filingqa.retrieval.search.pages import page_key, spread_pages
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
+from filingqa.retrieval.search.rerank_features import Candidate
 
 KS = (1, 5, 10)
 FINANCEBENCH_SLICES = ("financebench-dev-tuning", "financebench-dev-report")
@@ -31,6 +35,27 @@ def first_gold(ranked: Sequence[Passage], query: EvalQuery) -> int | None:
     return next(
         (i for i, p in enumerate(ranked, 1) if any(t.found_in(p) for t in query.targets)), None
     )
+
+
+def company(query: EvalQuery) -> str:
+    """The company a question is about (its first gold document's)."""
+    doc_id = query.targets[0].doc_id
+    return document_from_name(doc_id).company or doc_id
+
+
+def company_folds(queries: Sequence[EvalQuery], folds: int, seed: int = 0) -> dict[str, int]:
+    """``question id -> fold``, all questions about one company in one fold."""
+    names = sorted({company(q) for q in queries})
+    random.Random(seed).shuffle(names)
+    fold_of = {name: i % folds for i, name in enumerate(names)}
+    return {q.id: fold_of[company(q)] for q in queries}
+
+
+def spread(order: Sequence[Candidate], settings: SearchSettings) -> list[Candidate]:
+    """``order`` with the pipeline's last step: the best passages of the top pages first."""
+    if not settings.spread:
+        return list(order)
+    return spread_pages(order, lambda c: page_key(c.passage), 3 * settings.spread, settings.spread)
 
 
 def financebench_groups(

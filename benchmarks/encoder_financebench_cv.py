@@ -1,0 +1,228 @@
+"""FinanceBench page Hit@k with the embedder fine-tuned by company folds (issue 49, item 3).
+
+The dev questions (PDFs present) are split into folds by company. For each fold the pinned
+MiniLM weights are fine-tuned (:mod:`filingqa.optimizers.encoder_fine_tune`) on contrastive
+examples from the served search's candidates (:mod:`filingqa.optimizers.encoder_examples`):
+the FinanceBench questions of the *other* companies (tuning and report slices alike: this
+is cross-validation, nothing is shipped) and a sample of the shipped reranker's training
+splits (FinQA/TAT-QA, searched as served). The fold's questions are then scored on the
+candidates the served search handed its reranker (first stage by the index's encoder, so
+the tuned encoder only reorders them: a floor on what it adds, not its whole effect).
+
+Rows, each page Hit@1/5/10 for all questions, per committed slice and per question type:
+the fused order, the shipped reranker, the dense score alone (base, then the fold's tuned
+encoder), and the shipped reranker fed the tuned encoder's dense score.
+
+    FILINGQA_DATA_DIR=../shared/datasets .venv/bin/python \\
+        benchmarks/encoder_financebench_cv.py --index DIR --json OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from filingqa.evaluation.retrieval.gold import (
+    EvalQuery,
+    dataset_queries,
+    financebench_queries,
+)
+from filingqa.evaluation.retrieval.page_ranks import (
+    KS,
+    company_folds,
+    financebench_groups,
+    first_gold,
+    format_rates,
+    hit_rates,
+    spread,
+)
+from filingqa.evaluation.retrieval.quality import ensure_index
+from filingqa.models.registry import MINILM_L6_V2_WEIGHTS
+from filingqa.models.store import ensure_embedding
+from filingqa.optimizers.encoder_examples import ContrastiveExample, examples_from_groups
+from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
+from filingqa.optimizers.reranker_groups import Group, search_groups
+from filingqa.optimizers.train_reranker import DEFAULT_TRAIN_SPECS
+from filingqa.retrieval.index.embedder import Embedder
+from filingqa.retrieval.index.passage_index import stored_embedder
+from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings, load_reranker
+from filingqa.retrieval.search.rerank_features import Candidate
+
+T = TypeVar("T")
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "encoder_financebench_cv.json"
+ROWS = (
+    "fused order",
+    "shipped reranker",
+    "shipped reranker, base dense score for every candidate",
+    "dense alone, base encoder",
+    "dense alone, tuned encoder",
+    "shipped reranker, tuned dense score",
+)
+
+
+def searched_groups(
+    corpus: str | Path, questions: Sequence[EvalQuery], settings: SearchSettings
+) -> tuple[list[Group], dict[str, str]]:
+    """The served search's reranker groups of ``questions`` over the index at ``corpus`` (a
+    folder) or of ``corpus`` (a dataset spec), and each candidate's text as embedded."""
+    location = corpus if isinstance(corpus, Path) else Path(ensure_index(corpus).location)
+    search = FilingSearch.open(location, reranker=None, settings=settings)
+    try:
+        groups = search_groups(questions, search)
+        recipe = search.index.recipe
+        texts = {
+            c.passage.id: recipe.embedding_text(c.passage, c.document)
+            if c.document is not None
+            else c.passage.text
+            for g in groups
+            for c in g.candidates
+        }
+    finally:
+        search.close()
+    return groups, texts
+
+
+def cached(path: Path | None, make: Callable[[], T]) -> T:
+    """``make()``, kept in ``path`` (pickle) and read from it on later runs."""
+    if path is not None and path.is_file():
+        return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
+    made = make()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(made))
+    return made
+
+
+def with_dense(
+    question: str, candidates: list[Candidate], embedder: Embedder, texts: dict[str, str]
+) -> list[Candidate]:
+    """``candidates`` with ``embedder``'s cosine of question and passage as their dense score
+    and rank."""
+    query = embedder.embed_query(question)
+    vectors = embedder.embed_passages([texts[c.passage.id] for c in candidates])
+    scores = vectors @ query
+    ranks = np.argsort(np.argsort(-scores)) + 1
+    return [
+        c.model_copy(update={"dense_score": float(s), "dense_rank": int(r)})
+        for c, s, r in zip(candidates, scores, ranks, strict=True)
+    ]
+
+
+def by_dense(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` by dense score, best first."""
+    return sorted(candidates, key=lambda c: -(c.dense_score or 0.0))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--index", type=Path, help="FinanceBench index (default: build/reuse)")
+    parser.add_argument("--base-questions", type=int, default=300, help="FinQA/TAT-QA sample")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--learning-rate", type=float, default=2e-5)
+    parser.add_argument("--groups-cache", type=Path, help="keep the searched groups here")
+    parser.add_argument("--encoders", type=Path, help="keep each fold's encoder here")
+    parser.add_argument(
+        "--gather-only", action="store_true", help="search and cache the groups, then stop"
+    )
+    parser.add_argument("--json", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    settings = SearchSettings()
+    queries = financebench_queries(args.data_dir)
+    location = args.index or Path(ensure_index("financebench", args.data_dir).location)
+
+    def gather() -> tuple[list[Group], dict[str, str], list[Group], dict[str, str]]:
+        groups, texts = searched_groups(location, queries, settings)
+        rng = random.Random(0)
+        base_groups, base_texts = [], {}
+        for spec in DEFAULT_TRAIN_SPECS:
+            questions = dataset_queries(spec, args.data_dir)
+            sample = rng.sample(questions, min(len(questions), args.base_questions // 2))
+            found, found_texts = searched_groups(spec, sample, settings)
+            base_groups += found
+            base_texts |= found_texts
+        return groups, texts, base_groups, base_texts
+
+    groups, texts, base_groups, base_texts = cached(args.groups_cache, gather)
+    print(f"{len(groups)} FinanceBench groups, {len(base_groups)} FinQA/TAT-QA groups", flush=True)
+    if args.gather_only:
+        return
+    base_examples = examples_from_groups(base_groups, lambda c: base_texts[c.passage.id])
+    fold_of = company_folds(queries, args.folds)
+    base = Embedder.load(stored_embedder(location))
+    shipped = load_reranker("default")
+    weights = ensure_embedding(MINILM_L6_V2_WEIGHTS)
+    encoders = args.encoders or Path(tempfile.mkdtemp(prefix="filingqa-encoders-"))
+    tune = EncoderSettings(
+        epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate
+    )
+    orders: dict[str, dict[str, list[Candidate]]] = {name: {} for name in ROWS}
+    trainings = []
+    for fold in range(args.folds):
+        test = [g for g in groups if fold_of[g.query_id] == fold]
+        train = [g for g in groups if fold_of[g.query_id] != fold]
+        examples: list[ContrastiveExample] = [
+            *examples_from_groups(train, lambda c: texts[c.passage.id]),
+            *base_examples,
+        ]
+        report = fine_tune(examples, weights, encoders / f"fold{fold}", tune, progress=True)
+        trainings.append({"fold": fold, "questions": len(test), **report.model_dump()})
+        print(f"fold {fold}: {report}", flush=True)
+        tuned = Embedder.load(str(encoders / f"fold{fold}"), cache=False)
+        for group in test:
+            question, candidates = group.question, group.candidates
+            base_scored = with_dense(question, candidates, base, texts)
+            tuned_scored = with_dense(question, candidates, tuned, texts)
+            for name, order in zip(
+                ROWS,
+                (
+                    candidates,
+                    shipped.rerank(question, candidates),
+                    shipped.rerank(question, base_scored),
+                    by_dense(base_scored),
+                    by_dense(tuned_scored),
+                    shipped.rerank(question, tuned_scored),
+                ),
+                strict=True,
+            ):
+                orders[name][group.query_id] = spread(order, settings)
+    question_ids = financebench_groups(queries, args.data_dir)
+    results = {}
+    for name, order in orders.items():
+        ranks = {
+            q.id: first_gold([c.passage for c in order.get(q.id, [])[: max(KS)]], q)
+            for q in queries
+        }
+        results[name] = {"ranks": ranks, "rates": hit_rates(ranks, question_ids)}
+        print(format_rates(name, results[name]["rates"]), flush=True)
+    summary = {
+        "benchmark": "FinanceBench dev page Hit@k, encoder fine-tuned by company folds",
+        "index": location.name,
+        "questions": len(queries),
+        "with_a_gold_candidate": len(groups),
+        "base_questions": args.base_questions,
+        "base_groups": len(base_groups),
+        "settings": tune.model_dump(),
+        "folds": trainings,
+        "seconds": round(time.perf_counter() - started, 1),
+        "results": results,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
