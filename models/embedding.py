@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from filingqa.core.config import models_dir
 from filingqa.models.registry import DEFAULT_EMBEDDING, ENCODER_FILE, EmbeddingSpec, TunedEncoder
 from filingqa.models.store import ModelNotReady, ensure_embedding
 from filingqa.models.verify import sha256_of
@@ -36,9 +38,51 @@ def load_text_embedding(
     return model
 
 
+TUNED_MARK = "+tuned-"  # in a fine-tuned encoder's name: <base>+tuned-<sha256 prefix>
+
+
 def is_tuned_encoder(location: str | Path) -> bool:
     """Whether ``location`` is a folder holding a fine-tuned encoder."""
     return (Path(location) / ENCODER_FILE).is_file()
+
+
+def tuned_encoder_dir(name: str) -> Path:
+    """Where the model store keeps the fine-tuned encoder called ``name``."""
+    return models_dir() / "encoders" / name
+
+
+def installed_tuned_encoder(name: str) -> Path:
+    """The store's folder of the fine-tuned encoder ``name`` (what an index built with it
+    records), so that its queries are embedded by the same model.
+
+    Raises:
+        ModelNotReady: ``name`` is not installed here, naming how to install it.
+    """
+    folder = tuned_encoder_dir(name)
+    if not is_tuned_encoder(folder):
+        raise ModelNotReady(
+            f"the index was built with the fine-tuned encoder {name}, which is not installed "
+            "here: load it once from the folder that holds it (`filingqa index --embedder "
+            "<folder>`, or the compiled artifact it belongs to)"
+        )
+    return folder
+
+
+def install_tuned_encoder(folder: Path) -> Path:
+    """Copy the checked fine-tuned encoder in ``folder`` into the model store (once) and
+    return its store folder.
+
+    Raises:
+        ModelNotReady: see :func:`read_tuned_encoder`.
+    """
+    encoder = read_tuned_encoder(folder)
+    target = tuned_encoder_dir(encoder.name)
+    if folder.resolve() != target.resolve() and not is_tuned_encoder(target):
+        staging = target.with_name(target.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(folder, staging)
+        staging.replace(target)
+    return target
 
 
 def read_tuned_encoder(folder: Path) -> TunedEncoder:

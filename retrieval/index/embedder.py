@@ -78,25 +78,38 @@ class Embedder:
         dim: int | None = None,
     ) -> Embedder:
         """The offline MiniLM by default, else ``model``: a folder holding a fine-tuned
-        encoder (:func:`~filingqa.models.embedding.load_tuned_embedding`), a fastembed name,
-        or a remote model as ``litellm:<litellm model>`` (``litellm:voyage/voyage-finance-2``) at
+        encoder (installed into the model store on first use) or the name of one installed
+        (:mod:`filingqa.models.embedding`), a fastembed name, or a remote model as
+        ``litellm:<litellm model>`` (``litellm:voyage/voyage-finance-2``) at
         ``api_base`` (default ``$FILINGQA_EMBEDDING_API_BASE``), of ``dim`` dimensions
         (default: learned from one call; see :mod:`.remote_embedder`).
 
         Raises:
             ValueError: fastembed does not know ``model``.
-            filingqa.models.store.ModelNotReady: the offline model is not pulled.
+            filingqa.models.store.ModelNotReady: the offline model is not pulled, or a
+                fine-tuned encoder is not installed or does not match its pin.
             filingqa.retrieval.index.remote_embedder.EmbeddingEndpointError: a remote model's
                 endpoint fails.
         """
-        from filingqa.models.embedding import is_tuned_encoder, load_tuned_embedding
+        from filingqa.models.embedding import (
+            TUNED_MARK,
+            install_tuned_encoder,
+            installed_tuned_encoder,
+            is_tuned_encoder,
+            load_tuned_embedding,
+        )
         from filingqa.retrieval.index.remote_embedder import REMOTE_PREFIX, remote_embedder
 
         store = disk_cache(CACHE_NAME) if cache else None
         if model is not None and model.startswith(REMOTE_PREFIX):
             return remote_embedder(model, api_base=api_base, dim=dim, cache=store)
-        if model is not None and is_tuned_encoder(model):
-            encoder, tuned = load_tuned_embedding(Path(model), threads=threads)
+        if model is not None and (is_tuned_encoder(model) or TUNED_MARK in model):
+            folder = (
+                install_tuned_encoder(Path(model))
+                if is_tuned_encoder(model)
+                else installed_tuned_encoder(model)
+            )
+            encoder, tuned = load_tuned_embedding(folder, threads=threads)
             return cls.from_fastembed(encoder.name, encoder.dim, tuned, store)
         if model is None or model in _OFFLINE_NAMES:
             from filingqa.models.embedding import load_text_embedding

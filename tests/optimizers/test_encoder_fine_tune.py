@@ -71,7 +71,7 @@ def _examples() -> list[ContrastiveExample]:
 
 
 def test_the_tuned_encoder_ranks_each_question_s_passage_first(
-    tiny_weights: Path, tmp_path: Path
+    tiny_weights: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
     settings = EncoderSettings(epochs=40, batch_size=4, learning_rate=5e-3, warmup_share=0.0)
     report = fine_tune(_examples(), tiny_weights, tmp_path / "encoder", settings, spec=TINY)
@@ -88,7 +88,24 @@ def test_the_tuned_encoder_ranks_each_question_s_passage_first(
     assert list((queries @ passages.T).argmax(axis=1)) == [0, 1, 2, 3]
 
 
-def test_a_changed_model_file_is_refused(tiny_weights: Path, tmp_path: Path) -> None:
+def test_an_index_s_tuned_encoder_is_found_by_name_once_installed(
+    tiny_weights: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    settings = EncoderSettings(epochs=1, batch_size=4)
+    name = fine_tune(_examples(), tiny_weights, tmp_path / "encoder", settings, spec=TINY).encoder
+    with pytest.raises(ModelNotReady, match="not installed here"):
+        Embedder.load(name, cache=False)
+    from_folder = Embedder.load(str(tmp_path / "encoder"), cache=False)
+    by_name = Embedder.load(name, cache=False)
+    assert by_name.name == from_folder.name == name
+    assert np.allclose(
+        by_name.embed_query("what was revenue"), from_folder.embed_query("what was revenue")
+    )
+
+
+def test_a_changed_model_file_is_refused(
+    tiny_weights: Path, tmp_path: Path, isolated_home: Path
+) -> None:
     folder = tmp_path / "encoder"
     settings = EncoderSettings(epochs=1, batch_size=4)
     fine_tune(_examples(), tiny_weights, folder, settings, spec=TINY)
