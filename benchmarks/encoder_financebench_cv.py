@@ -48,7 +48,11 @@ from filingqa.evaluation.retrieval.page_ranks import (
 from filingqa.evaluation.retrieval.quality import ensure_index
 from filingqa.models.registry import MINILM_L6_V2_WEIGHTS
 from filingqa.models.store import ensure_embedding
-from filingqa.optimizers.encoder_examples import ContrastiveExample, examples_from_groups
+from filingqa.optimizers.encoder_examples import (
+    HARD_NEGATIVES,
+    ContrastiveExample,
+    examples_from_groups,
+)
 from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
 from filingqa.optimizers.reranker_groups import Group, search_groups
 from filingqa.optimizers.train_reranker import DEFAULT_TRAIN_SPECS
@@ -128,6 +132,10 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--index", type=Path, help="FinanceBench index (default: build/reuse)")
     parser.add_argument("--base-questions", type=int, default=300, help="FinQA/TAT-QA sample")
+    parser.add_argument(
+        "--base-examples", type=int, help="train on a sample of this many FinQA/TAT-QA examples"
+    )
+    parser.add_argument("--hard-negatives", type=int, default=HARD_NEGATIVES)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--learning-rate", type=float, default=2e-5)
@@ -159,7 +167,12 @@ def main() -> None:
     print(f"{len(groups)} FinanceBench groups, {len(base_groups)} FinQA/TAT-QA groups", flush=True)
     if args.gather_only:
         return
-    base_examples = examples_from_groups(base_groups, lambda c: base_texts[c.passage.id])
+    negatives = args.hard_negatives
+    base_examples = examples_from_groups(
+        base_groups, lambda c: base_texts[c.passage.id], hard_negatives=negatives
+    )
+    if args.base_examples is not None and args.base_examples < len(base_examples):
+        base_examples = random.Random(0).sample(base_examples, args.base_examples)
     fold_of = company_folds(queries, args.folds)
     base = Embedder.load(stored_embedder(location))
     shipped = load_reranker("default")
@@ -174,7 +187,7 @@ def main() -> None:
         test = [g for g in groups if fold_of[g.query_id] == fold]
         train = [g for g in groups if fold_of[g.query_id] != fold]
         examples: list[ContrastiveExample] = [
-            *examples_from_groups(train, lambda c: texts[c.passage.id]),
+            *examples_from_groups(train, lambda c: texts[c.passage.id], hard_negatives=negatives),
             *base_examples,
         ]
         report = fine_tune(examples, weights, encoders / f"fold{fold}", tune, progress=True)
@@ -214,6 +227,8 @@ def main() -> None:
         "with_a_gold_candidate": len(groups),
         "base_questions": args.base_questions,
         "base_groups": len(base_groups),
+        "base_examples": len(base_examples),
+        "hard_negatives": negatives,
         "settings": tune.model_dump(),
         "folds": trainings,
         "seconds": round(time.perf_counter() - started, 1),

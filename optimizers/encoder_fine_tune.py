@@ -11,12 +11,15 @@ onnx): :class:`TrainingUnavailable` says so when it is missing.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -143,7 +146,7 @@ def export_encoder(
     sample = tokenizer(["a passage"], return_tensors="pt")
     inputs = (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"])
     names = ["input_ids", "attention_mask", "token_type_ids"]
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, _quiet_export():
         fp32 = Path(scratch) / "model-fp32.onnx"
         torch.onnx.export(
             _last_hidden_state(torch, model),
@@ -172,6 +175,21 @@ def export_encoder(
     )
     write_tuned_encoder(out, encoder)
     return name
+
+
+@contextmanager
+def _quiet_export() -> Iterator[None]:
+    """Silence the exporter's tracing warnings and the quantizer's advice (logged at the
+    root logger): neither applies to a BERT encoder exported with its attention mask."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        root.setLevel(level)
 
 
 def _training_libraries() -> tuple[ModuleType, ModuleType]:
