@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -25,6 +26,9 @@ class Draft(BaseModel):
     answer: str
     value: Answer | None = None
     program: str = ""
+    figures: list[float] = Field(
+        default_factory=list, description="the numbers its program's variables held at the end"
+    )
     passages: list[Passage]
     quotes: list[CheckedQuote] = Field(default_factory=list)
     checks: CheckReport | None = None
@@ -69,10 +73,29 @@ class Draft(BaseModel):
         )
 
     def computed(self) -> list[float]:
-        """The numbers its executed program produced (a dict's numeric items included)."""
+        """The numbers its executed program produced: its value (a dict's numeric items
+        included) and the figures its variables derived (a variable holding a number the
+        program wrote down is not derived: that number must be in the evidence)."""
         items = self.value.values() if isinstance(self.value, dict) else [self.value]
-        return [float(v) for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
+        value = [float(v) for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
+        written = _literals(self.program)
+        return value + [f for f in self.figures if abs(f) not in written]
 
     def reasoning_fault(self) -> Fault | None:
         """The fault that stopped its reasoning step, if one did."""
         return next((f for f in self.faults if f.step.startswith("reason")), None)
+
+
+def _literals(program: str) -> set[float]:
+    """The magnitudes of the numbers written in ``program`` (none when it does not parse)."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return set()
+    return {
+        abs(float(node.value))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    }

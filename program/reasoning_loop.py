@@ -217,6 +217,7 @@ class ReasoningLoop(dspy.Module):
             answer=answer,
             value=out.value,
             program=out.program,
+            figures=out.execution.figures,
             passages=passages,
             checks=checks,
             problems=list(dict.fromkeys([*problems, *checks.problems])),
@@ -273,7 +274,12 @@ class ReasoningLoop(dspy.Module):
             comparison=_computed_comparison(computed, state.question),
         )
         return decided.model_copy(
-            update={"value": computed.value, "program": computed.program, "checks": computed.checks}
+            update={
+                "value": computed.value,
+                "program": computed.program,
+                "figures": computed.figures,
+                "checks": computed.checks,
+            }
         )
 
     def _verify(self, number: int, state: QuestionState, draft: Draft) -> None:

@@ -33,6 +33,7 @@ class WorkerReport(BaseModel):
     result_source: ResultSource | None = None
     error: SandboxError | None = None
     stdout: str = ""
+    figures: list[float] = []
 
 
 def run_python(code: str, limits: SandboxLimits | None = None) -> ExecutionResult:
@@ -52,6 +53,7 @@ def run_python(code: str, limits: SandboxLimits | None = None) -> ExecutionResul
         result_source=report.result_source,
         error=_with_line_text(report.error, code),
         stdout=report.stdout,
+        figures=report.figures,
         elapsed_s=time.perf_counter() - started,
     )
 

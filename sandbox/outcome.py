@@ -6,7 +6,7 @@ import builtins
 import re
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from filingqa.sandbox.limits import ALLOWED_MODULES
 
@@ -88,6 +88,9 @@ class ExecutionResult(BaseModel):
     result_source: ResultSource | None = None
     error: SandboxError | None = None
     stdout: str = ""
+    figures: list[float] = Field(
+        default_factory=list, description="the numbers its top-level variables held at the end"
+    )
     elapsed_s: float = 0.0
 
     def feedback(self) -> str:

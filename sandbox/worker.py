@@ -32,6 +32,7 @@ PROGRAM_FILENAME = "<program>"
 MAX_INT_BITS = 128  # a larger integer is not a plausible financial answer
 MAX_MESSAGE_CHARS = 500
 MAX_OPEN_FILES = 16
+MAX_FIGURES = 64  # of a program's top-level numeric variables, reported with its answer
 # Modules that whitelisted ones import lazily, which must be loaded before imports are refused:
 # datetime's C code imports these through the program's ``__import__``, and
 # statistics.mode() reaches collections.Counter.most_common(), which imports heapq.
@@ -200,8 +201,10 @@ def _run(request: dict[str, Any]) -> Report:
     guard = Guard()
     output = BoundedOutput(request["max_output_chars"], guard)
     try:
-        answer = _execute(request["code"], request["allowed_modules"], guard, output)
+        answer, figures = _execute(request["code"], request["allowed_modules"], guard, output)
         report = _answer_report(answer, request["max_output_chars"])
+        if report["ok"]:
+            report["figures"] = figures
     except SyntaxError as exc:
         report = _error("syntax", f"SyntaxError: {exc.msg}", exc.lineno)
     except BaseException as exc:
@@ -214,8 +217,9 @@ def _run(request: dict[str, Any]) -> Report:
 
 def _execute(
     code: str, allowed: list[str], guard: Guard, output: BoundedOutput
-) -> tuple[object, str] | None:
-    """Run the program and pick its answer (None when there is nothing to pick)."""
+) -> tuple[tuple[object, str] | None, list[float]]:
+    """Run the program; its answer (None when there is nothing to pick) and the figures
+    its top-level variables hold at the end."""
     tree = ast.parse(code, PROGRAM_FILENAME)
     views = _module_views(_imported_modules(tree, allowed))
     body, module_code, tail_code = _compile(tree)
@@ -227,7 +231,23 @@ def _execute(
         tail_value = eval(tail_code, namespace) if tail_code else None
     finally:
         guard.running = False
-    return _pick_answer(namespace, tail_value, body)
+    return _pick_answer(namespace, tail_value, body), _figures(namespace)
+
+
+def _figures(namespace: dict[str, Any]) -> list[float]:
+    """The finite numbers (not booleans) the program's top-level variables hold, at most
+    :data:`MAX_FIGURES` of them, in assignment order."""
+    found = []
+    for name, value in namespace.items():
+        if name.startswith("_") or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        try:
+            number = float(value)
+        except OverflowError:
+            continue
+        if math.isfinite(number):
+            found.append(number)
+    return found[:MAX_FIGURES]
 
 
 def _compile(tree: ast.Module) -> tuple[list[ast.stmt], CodeType, CodeType | None]:

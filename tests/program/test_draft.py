@@ -45,3 +45,11 @@ def test_a_revision_repeats_only_the_same_program_over_the_same_evidence() -> No
 def test_computed_numbers_include_a_dicts_numbers_but_not_flags() -> None:
     assert draft(value={"2024": 399.8, "2023": 346, "grew": True}).computed() == [399.8, 346.0]
     assert draft(value="n/a").computed() == []
+
+
+def test_computed_numbers_include_derived_figures_but_not_written_ones() -> None:
+    program = (
+        "assets = 7453\nliabilities = 5175.0\nworking = assets - liabilities\nresult = working > 0"
+    )
+    derived = draft(value=True, program=program, figures=[7453.0, 5175.0, 2278.0])
+    assert derived.computed() == [2278.0]

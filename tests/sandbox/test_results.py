@@ -44,6 +44,12 @@ def test_dict_result_with_year_keys() -> None:
     assert result.value == {"2022": 1.5, "2023": 2, "ok": True, "unit": "USD"}
 
 
+def test_the_figures_of_top_level_variables_come_with_the_answer() -> None:
+    result = answer("a = 3\nb = 4.5\nflag = True\n_hidden = 9\nbig = 10**400\nresult = a * b > 1")
+    assert result.value is True
+    assert result.figures == [3.0, 4.5]
+
+
 def test_string_and_bool_results() -> None:
     assert answer("result = 'increase'").value == "increase"
     boolean = answer("result = 3 > 2").value
