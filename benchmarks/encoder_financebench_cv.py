@@ -37,12 +37,9 @@ from filingqa.evaluation.retrieval.gold import (
     financebench_queries,
 )
 from filingqa.evaluation.retrieval.page_ranks import (
-    KS,
     company_folds,
     financebench_groups,
-    first_gold,
-    format_rates,
-    hit_rates,
+    ordering_results,
     spread,
 )
 from filingqa.evaluation.retrieval.quality import ensure_index
@@ -211,15 +208,7 @@ def main() -> None:
                 strict=True,
             ):
                 orders[name][group.query_id] = spread(order, settings)
-    question_ids = financebench_groups(queries, args.data_dir)
-    results = {}
-    for name, order in orders.items():
-        ranks = {
-            q.id: first_gold([c.passage for c in order.get(q.id, [])[: max(KS)]], q)
-            for q in queries
-        }
-        results[name] = {"ranks": ranks, "rates": hit_rates(ranks, question_ids)}
-        print(format_rates(name, results[name]["rates"]), flush=True)
+    results = ordering_results(orders, queries, financebench_groups(queries, args.data_dir))
     summary = {
         "benchmark": "FinanceBench dev page Hit@k, encoder fine-tuned by company folds",
         "index": location.name,

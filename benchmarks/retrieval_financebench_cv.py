@@ -27,13 +27,10 @@ from pathlib import Path
 
 from filingqa.evaluation.retrieval.gold import financebench_queries
 from filingqa.evaluation.retrieval.page_ranks import (
-    KS,
     company,
     company_folds,
     financebench_groups,
-    first_gold,
-    format_rates,
-    hit_rates,
+    ordering_results,
     spread,
 )
 from filingqa.evaluation.retrieval.quality import ensure_index
@@ -94,15 +91,7 @@ def main() -> None:
             orders[ROWS[0]][group.query_id] = spread(candidates, settings)
             orders[ROWS[1]][group.query_id] = spread(shipped.rerank(question, candidates), settings)
             orders[ROWS[2]][group.query_id] = spread(model.rerank(question, candidates), settings)
-    question_ids = financebench_groups(queries, args.data_dir)
-    results = {}
-    for name, order in orders.items():
-        ranks = {
-            q.id: first_gold([c.passage for c in order.get(q.id, [])[: max(KS)]], q)
-            for q in queries
-        }
-        results[name] = {"ranks": ranks, "rates": hit_rates(ranks, question_ids)}
-        print(format_rates(name, results[name]["rates"]), flush=True)
+    results = ordering_results(orders, queries, financebench_groups(queries, args.data_dir))
     summary = {
         "benchmark": "FinanceBench dev page Hit@k, reranker cross-validated by company folds",
         "index": location.name,

@@ -97,3 +97,23 @@ def format_rates(setting: str, table: Mapping[str, Mapping[str, float]]) -> str:
         cells = "  ".join(f"@{k} {row[f'hit@{k}']:6.1%}" for k in KS)
         lines.append(f"  {name:<28} n {int(row['n']):>3}  {cells}")
     return "\n".join(lines)
+
+
+def ordering_results(
+    orders: Mapping[str, Mapping[str, Sequence[Candidate]]],
+    queries: Sequence[EvalQuery],
+    groups: Mapping[str, Iterable[str]],
+) -> dict[str, dict[str, object]]:
+    """For each named ordering (question id -> its candidates in order): every question's
+    gold rank among the first ``max(KS)`` (None: a miss, or no candidates) and the page
+    Hit@k of each of ``groups``, each ordering's rates printed as it is done."""
+    results: dict[str, dict[str, object]] = {}
+    for name, order in orders.items():
+        ranks = {
+            q.id: first_gold([c.passage for c in order.get(q.id, [])[: max(KS)]], q)
+            for q in queries
+        }
+        rates = hit_rates(ranks, groups)
+        results[name] = {"ranks": ranks, "rates": rates}
+        print(format_rates(name, rates), flush=True)
+    return results

@@ -7,13 +7,16 @@ import pytest
 
 from filingqa.evaluation.retrieval.gold import EvalQuery, Target
 from filingqa.evaluation.retrieval.page_ranks import (
+    company_folds,
     financebench_groups,
     first_gold,
     format_rates,
     gold_rank,
     hit_rates,
+    ordering_results,
 )
 from filingqa.records.documents import Passage
+from filingqa.retrieval.search.rerank_features import Candidate
 
 from ...kit.data import write_financebench
 from ..slice_fakes import synthetic_slice, use_slices
@@ -79,3 +82,32 @@ def test_financebench_groups_are_all_each_slice_and_each_question_type(
     assert groups["financebench-dev-tuning"] == ["fb_1"]
     assert groups["financebench-dev-report"] == ["fb_2"]
     assert groups["metrics-generated"] == ["fb_1", "fb_2"]
+
+
+def _candidates(pages: list[int]) -> list[Candidate]:
+    return [
+        Candidate(passage=Passage(id=f"D:p{p}:text{i}", doc_id="D", page=p, kind="text", text="t"))
+        for i, p in enumerate(pages)
+    ]
+
+
+def test_each_ordering_gets_its_questions_ranks_and_rates(capsys: pytest.CaptureFixture) -> None:
+    other = EvalQuery(id="r", question="R", targets=(Target(doc_id="D", page=2),))
+    orders = {
+        "fused": {"q": _candidates([1, 7]), "r": _candidates([3, 4])},
+        "reranked": {"q": _candidates([7, 1])},
+    }
+    results = ordering_results(orders, [QUERY, other], {"all": ["q", "r"]})
+    assert results["fused"]["ranks"] == {"q": 2, "r": None}
+    assert results["reranked"]["ranks"] == {"q": 1, "r": None}  # no candidates: a miss
+    assert results["reranked"]["rates"]["all"]["hit@1"] == 0.5
+    assert "fused:" in capsys.readouterr().out
+
+
+def test_company_folds_keep_a_company_s_questions_together() -> None:
+    def asked(qid: str, doc: str) -> EvalQuery:
+        return EvalQuery(id=qid, question="Q", targets=(Target(doc_id=doc, page=1),))
+
+    queries = [asked("a1", "3M_2018_10K"), asked("a2", "3M_2022_10K"), asked("b", "AMD_2022_10K")]
+    folds = company_folds(queries, folds=2)
+    assert folds["a1"] == folds["a2"] and set(folds.values()) <= {0, 1}
