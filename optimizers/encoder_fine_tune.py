@@ -103,8 +103,7 @@ def fine_tune(
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(weights))
     model = transformers.AutoModel.from_pretrained(str(weights))
     model.train()
-    batches = _batches(examples, settings)
-    steps = len(batches) * settings.epochs
+    steps = math.ceil(len(examples) / settings.batch_size) * settings.epochs
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     schedule = transformers.get_linear_schedule_with_warmup(
         optimizer, math.ceil(settings.warmup_share * steps), steps
