@@ -81,6 +81,7 @@ def install_tuned_encoder(folder: Path) -> Path:
         staging = target.with_name(target.name + ".partial")
         shutil.rmtree(staging, ignore_errors=True)
         shutil.copytree(folder, staging)
+        shutil.rmtree(target, ignore_errors=True)  # an earlier copy left incomplete
         staging.replace(target)
     return target
 
