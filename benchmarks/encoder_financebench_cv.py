@@ -11,7 +11,9 @@ the tuned encoder only reorders them: a floor on what it adds, not its whole eff
 
 Rows, each page Hit@1/5/10 for all questions, per committed slice and per question type:
 the fused order, the shipped reranker, the dense score alone (base, then the fold's tuned
-encoder), and the shipped reranker fed the tuned encoder's dense score.
+encoder), the shipped reranker fed the tuned encoder's dense score, and a reranker trained
+per fold (the other folds' groups and the FinQA/TAT-QA sample) on the base or the tuned
+dense score.
 
     FILINGQA_DATA_DIR=../shared/datasets .venv/bin/python \\
         benchmarks/encoder_financebench_cv.py --index DIR --json OUT
@@ -43,6 +45,7 @@ from filingqa.evaluation.retrieval.page_ranks import (
     spread,
 )
 from filingqa.evaluation.retrieval.quality import ensure_index
+from filingqa.models.embedding import is_tuned_encoder
 from filingqa.models.registry import MINILM_L6_V2_WEIGHTS
 from filingqa.models.store import ensure_embedding
 from filingqa.optimizers.encoder_examples import (
@@ -51,12 +54,14 @@ from filingqa.optimizers.encoder_examples import (
     examples_from_groups,
 )
 from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
+from filingqa.optimizers.reranker_fit import fit
 from filingqa.optimizers.reranker_groups import Group, search_groups
 from filingqa.optimizers.train_reranker import DEFAULT_TRAIN_SPECS
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.passage_index import stored_embedder
 from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings, load_reranker
-from filingqa.retrieval.search.rerank_features import Candidate
+from filingqa.retrieval.search.rerank import Reranker
+from filingqa.retrieval.search.rerank_features import Candidate, feature_matrix, query_info
 
 T = TypeVar("T")
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "encoder_financebench_cv.json"
@@ -67,6 +72,8 @@ ROWS = (
     "dense alone, base encoder",
     "dense alone, tuned encoder",
     "shipped reranker, tuned dense score",
+    "reranker trained by fold, base dense score",
+    "reranker trained by fold, tuned dense score",
 )
 
 
@@ -118,6 +125,13 @@ def with_dense(
     ]
 
 
+def rescored(group: Group, embedder: Embedder, texts: dict[str, str]) -> Group:
+    """``group`` with ``embedder``'s dense scores and the features they make."""
+    candidates = with_dense(group.question, group.candidates, embedder, texts)
+    features = feature_matrix(group.question, candidates, query_info(group.question, candidates))
+    return Group(group.query_id, group.question, group.doc_id, candidates, features, group.labels)
+
+
 def by_dense(candidates: list[Candidate]) -> list[Candidate]:
     """``candidates`` by dense score, best first."""
     return sorted(candidates, key=lambda c: -(c.dense_score or 0.0))
@@ -140,6 +154,9 @@ def main() -> None:
     parser.add_argument("--encoders", type=Path, help="keep each fold's encoder here")
     parser.add_argument(
         "--gather-only", action="store_true", help="search and cache the groups, then stop"
+    )
+    parser.add_argument(
+        "--reuse-encoders", action="store_true", help="keep each fold's encoder from --encoders"
     )
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -170,6 +187,7 @@ def main() -> None:
     )
     if args.base_examples is not None and args.base_examples < len(base_examples):
         base_examples = random.Random(0).sample(base_examples, args.base_examples)
+    all_texts = texts | base_texts
     fold_of = company_folds(queries, args.folds)
     base = Embedder.load(stored_embedder(location))
     shipped = load_reranker("default")
@@ -187,10 +205,20 @@ def main() -> None:
             *examples_from_groups(train, lambda c: texts[c.passage.id], hard_negatives=negatives),
             *base_examples,
         ]
-        report = fine_tune(examples, weights, encoders / f"fold{fold}", tune, progress=True)
-        trainings.append({"fold": fold, "questions": len(test), **report.model_dump()})
-        print(f"fold {fold}: {report}", flush=True)
-        tuned = Embedder.load(str(encoders / f"fold{fold}"), cache=False)
+        folder = encoders / f"fold{fold}"
+        if args.reuse_encoders and is_tuned_encoder(folder):
+            trainings.append({"fold": fold, "questions": len(test), "reused": str(folder)})
+        else:
+            report = fine_tune(examples, weights, folder, tune, progress=True)
+            trainings.append({"fold": fold, "questions": len(test), **report.model_dump()})
+            print(f"fold {fold}: {report}", flush=True)
+        tuned = Embedder.load(str(folder))
+        learned = {
+            embedder.name: Reranker(
+                fit([rescored(g, embedder, all_texts) for g in [*train, *base_groups]])
+            )
+            for embedder in (base, tuned)
+        }
         for group in test:
             question, candidates = group.question, group.candidates
             base_scored = with_dense(question, candidates, base, texts)
@@ -204,6 +232,8 @@ def main() -> None:
                     by_dense(base_scored),
                     by_dense(tuned_scored),
                     shipped.rerank(question, tuned_scored),
+                    learned[base.name].rerank(question, base_scored),
+                    learned[tuned.name].rerank(question, tuned_scored),
                 ),
                 strict=True,
             ):
