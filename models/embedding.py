@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from filingqa.core.config import models_dir
 from filingqa.models.registry import DEFAULT_EMBEDDING, ENCODER_FILE, EmbeddingSpec, TunedEncoder
 from filingqa.models.store import ModelNotReady, ensure_embedding
-from filingqa.models.verify import sha256_of
+from filingqa.models.verify import ModelFileError, verify_file
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
@@ -87,21 +87,20 @@ def install_tuned_encoder(folder: Path) -> Path:
 
 
 def read_tuned_encoder(folder: Path) -> TunedEncoder:
-    """The description of the fine-tuned encoder in ``folder``, its model checked against it.
+    """The description of the fine-tuned encoder in ``folder``, its model checked against
+    its pin (the hash recomputed only when the file changed).
 
     Raises:
-        ModelNotReady: the description is missing, or the model's sha256 is not the one
-            it names.
+        ModelNotReady: the description is missing, or the model is not the one it pins.
     """
     described = folder / ENCODER_FILE
     if not described.is_file():
         raise ModelNotReady(f"{folder} holds no fine-tuned encoder (no {ENCODER_FILE})")
     encoder = TunedEncoder.model_validate_json(described.read_text())
-    actual = sha256_of(folder / "model.onnx") if (folder / "model.onnx").is_file() else "none"
-    if actual != encoder.sha256:
-        raise ModelNotReady(
-            f"{folder}/model.onnx has sha256 {actual}, but {ENCODER_FILE} pins {encoder.sha256}"
-        )
+    try:
+        verify_file(folder / encoder.model.name, encoder.model)
+    except ModelFileError as problem:
+        raise ModelNotReady(f"not the model the sha256 in {ENCODER_FILE} pins: {problem}") from None
     return encoder
 
 

@@ -150,15 +150,15 @@ ENCODER_FILE = "encoder.json"
 
 
 class TunedEncoder(BaseModel):
-    """A fine-tuned embedder: a folder holding its ONNX model (``model.onnx``, pinned by
-    ``sha256``), its base's tokenizer files and this description as :data:`ENCODER_FILE`;
-    ``name`` is what an index built with it records."""
+    """A fine-tuned embedder: a folder holding its ONNX model (pinned by ``model``), its
+    base's tokenizer files and this description as :data:`ENCODER_FILE`; ``name`` is what an
+    index built with it records."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     base: str
-    sha256: str
+    model: PinnedFile
     dim: int
     max_length: int
 

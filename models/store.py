@@ -23,7 +23,7 @@ from filingqa.models.registry import (
     LLMSpec,
     PinnedFile,
 )
-from filingqa.models.verify import ModelFileError, sha256_of, verify_file
+from filingqa.models.verify import ModelFileError, pin_of, sha256_of, verify_file
 
 PULL_COMMAND = "filingqa models pull"
 FASTEMBED_NEEDS = frozenset(
@@ -277,14 +277,10 @@ def _pull_embedding_from_fastembed(spec: EmbeddingSpec, folder: Path) -> None:
                 )
             if found is not None:
                 shutil.copyfile(found, folder / pinned.name)
-                recorded.append(_pin_of(folder / pinned.name))
+                recorded.append(pin_of(folder / pinned.name).model_dump())
     (folder / "provenance.json").write_text(
         json.dumps({"source": "fastembed", "files": recorded}, indent=2)
     )
-
-
-def _pin_of(path: Path) -> dict[str, str | int]:
-    return {"name": path.name, "sha256": sha256_of(path), "size": path.stat().st_size}
 
 
 def _write_provenance(folder: Path, source: Source, spec: EmbeddingSpec) -> None:

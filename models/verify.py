@@ -37,6 +37,11 @@ def sha256_of(path: Path, *, progress: bool = False) -> str:
     return digest.hexdigest()
 
 
+def pin_of(path: Path) -> PinnedFile:
+    """The pin of the file at ``path``: its name, sha256 and size."""
+    return PinnedFile(name=path.name, sha256=sha256_of(path), size=path.stat().st_size)
+
+
 def _state_key(path: Path) -> str:
     stat = path.stat()
     return f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}"

@@ -27,9 +27,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from filingqa.models.embedding import write_tuned_encoder
+from filingqa.models.embedding import TUNED_MARK, write_tuned_encoder
 from filingqa.models.registry import MINILM_L6_V2_WEIGHTS, EmbeddingSpec, TunedEncoder
-from filingqa.models.verify import sha256_of
+from filingqa.models.verify import pin_of
 from filingqa.optimizers.encoder_examples import ContrastiveExample
 
 TOKENIZER_FILES = (
@@ -163,12 +163,12 @@ def export_encoder(
         )
     for name in TOKENIZER_FILES:
         shutil.copyfile(weights / name, out / name)
-    digest = sha256_of(out / "model.onnx")
-    name = f"{spec.key.removesuffix('-weights')}+tuned-{digest[:12]}"
+    pinned = pin_of(out / "model.onnx")
+    name = f"{spec.key.removesuffix('-weights')}{TUNED_MARK}{pinned.sha256[:12]}"
     encoder = TunedEncoder(
         name=name,
         base=spec.key,
-        sha256=digest,
+        model=pinned,
         dim=model.config.hidden_size,
         max_length=spec.max_length,
     )
