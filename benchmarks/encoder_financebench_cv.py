@@ -196,33 +196,35 @@ def main() -> None:
     tune = EncoderSettings(
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate
     )
+    by_base = {g.query_id: rescored(g, base, all_texts) for g in [*groups, *base_groups]}
     orders: dict[str, dict[str, list[Candidate]]] = {name: {} for name in ROWS}
     trainings = []
     for fold in range(args.folds):
         test = [g for g in groups if fold_of[g.query_id] == fold]
         train = [g for g in groups if fold_of[g.query_id] != fold]
-        examples: list[ContrastiveExample] = [
-            *examples_from_groups(train, lambda c: texts[c.passage.id], hard_negatives=negatives),
-            *base_examples,
-        ]
         folder = encoders / f"fold{fold}"
         if args.reuse_encoders and is_tuned_encoder(folder):
             trainings.append({"fold": fold, "questions": len(test), "reused": str(folder)})
         else:
+            examples: list[ContrastiveExample] = [
+                *examples_from_groups(
+                    train, lambda c: texts[c.passage.id], hard_negatives=negatives
+                ),
+                *base_examples,
+            ]
             report = fine_tune(examples, weights, folder, tune, progress=True)
             trainings.append({"fold": fold, "questions": len(test), **report.model_dump()})
             print(f"fold {fold}: {report}", flush=True)
         tuned = Embedder.load(str(folder))
+        by_tuned = {g.query_id: rescored(g, tuned, all_texts) for g in [*groups, *base_groups]}
         learned = {
-            embedder.name: Reranker(
-                fit([rescored(g, embedder, all_texts) for g in [*train, *base_groups]])
-            )
-            for embedder in (base, tuned)
+            name: Reranker(fit([scored[g.query_id] for g in [*train, *base_groups]]))
+            for name, scored in (("base", by_base), ("tuned", by_tuned))
         }
         for group in test:
             question, candidates = group.question, group.candidates
-            base_scored = with_dense(question, candidates, base, texts)
-            tuned_scored = with_dense(question, candidates, tuned, texts)
+            base_scored = by_base[group.query_id].candidates
+            tuned_scored = by_tuned[group.query_id].candidates
             for name, order in zip(
                 ROWS,
                 (
@@ -232,8 +234,8 @@ def main() -> None:
                     by_dense(base_scored),
                     by_dense(tuned_scored),
                     shipped.rerank(question, tuned_scored),
-                    learned[base.name].rerank(question, base_scored),
-                    learned[tuned.name].rerank(question, tuned_scored),
+                    learned["base"].rerank(question, base_scored),
+                    learned["tuned"].rerank(question, tuned_scored),
                 ),
                 strict=True,
             ):
