@@ -196,25 +196,28 @@ def test_an_undecided_yes_no_in_the_requests_words_is_not_an_echo() -> None:
     assert engine.count(DECIDE) == 1
 
 
-def test_a_yes_or_no_may_state_a_figure_its_program_derived() -> None:
-    decided = {"deciding": "1.97", "decision": "yes", "reason": "The ratio is 1.97, above 1."}
-    program = "ocf = 812.4\ncapex = 412.6\nratio = ocf / capex\nresult = ratio > 1"
+def _decided_above_one(program: str, deciding: str):
+    """The final answer when ``program`` decides "above 1?" and the LM says yes by
+    ``deciding``."""
+    reason = f"The ratio is {deciding}, above 1."
     final, _ = run(
-        [(WRITE, fenced(program)), (DECIDE, decided)],
+        [
+            (WRITE, fenced(program)),
+            (DECIDE, {"deciding": deciding, "decision": "yes", "reason": reason}),
+        ],
         "Is the ratio of operating cash flow to capex above 1 in 2024?",
         [CASH_FLOW],
         answer_forms="decide",
     )
+    return final
+
+
+def test_a_yes_or_no_may_state_a_figure_its_program_derived() -> None:
+    program = "ocf = 812.4\ncapex = 412.6\nratio = ocf / capex\nresult = ratio > 1"
+    final = _decided_above_one(program, "1.97")
     assert (final.answer, final.outcome) == ("Yes. The ratio is 1.97, above 1.", "answered")
 
 
 def test_a_figure_the_program_only_wrote_down_is_still_checked() -> None:
-    decided = {"deciding": "5.1", "decision": "yes", "reason": "The ratio is 5.1, above 1."}
-    program = "ratio = 5.1\nresult = ratio > 1"
-    final, _ = run(
-        [(WRITE, fenced(program)), (DECIDE, decided)],
-        "Is the ratio of operating cash flow to capex above 1 in 2024?",
-        [CASH_FLOW],
-        answer_forms="decide",
-    )
+    final = _decided_above_one("ratio = 5.1\nresult = ratio > 1", "5.1")
     assert final.outcome != "answered" and "5.1" not in final.answer
