@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import re
 from functools import partial
+from typing import NamedTuple
 
 import dspy
 
 from filingqa.checks.metric_catalogue import metrics_named, question_defines
 from filingqa.checks.screening import Screening, screen
 from filingqa.checks.sign_check import asks_for_change
+from filingqa.checks.trend import asked_direction
 from filingqa.evidence.statement_rows import statement_rows
 from filingqa.lm.faults import Fault, attempt
 from filingqa.program.curation import Curator
@@ -48,6 +50,7 @@ from filingqa.records.search_handle import (
     looks_up_statements,
     statement_records_of,
 )
+from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.vocabulary.fiscal import find_periods
 from filingqa.retrieval.vocabulary.line_items import question_concepts
 from filingqa.signatures.decompose import Decompose
@@ -188,15 +191,16 @@ class EvidenceGatherer(dspy.Module):
             return
         prior = with_prior if len(periods) == 1 else []
         budget = state.evidence.capacity_chars // ROW_SHARE
-        rows = attempt(
+        looked_up = attempt(
             state.trace,
             "statement rows",
             partial(_rows, search, company, concepts, prior, periods, budget),
             typed=False,
             note=_rows_note,
         )
-        if not isinstance(rows, Fault):
-            state.evidence.add(rows.passages, STATEMENT_ROWS)
+        if not isinstance(looked_up, Fault):
+            state.records = looked_up.records
+            state.evidence.add(looked_up.rows.passages, STATEMENT_ROWS)
 
     def _curate(self, state: QuestionState, search: SearchHandle, found: Retrieved) -> None:
         """Keeps the passages the curator chose and searches once for what it found missing;
@@ -226,21 +230,30 @@ class EvidenceGatherer(dspy.Module):
 
 def row_concepts(question: str) -> tuple[list[str], list[str]]:
     """The concepts whose figures ``question`` asks for, in order, and those of them it needs
-    the prior period of too: the concepts it names (all of them wanting the prior period when
-    it asks for an average or a change), then the inputs of each catalogue metric it names
-    and does not define itself (those taken at the prior period or averaged wanting it)."""
+    the prior period of too: the concepts it names, then the inputs of each catalogue metric
+    it names and does not define itself; all of them wanting the prior period when it asks
+    for an average, a change or a direction ("an improving margin"), else the metric inputs
+    taken at the prior period or averaged."""
     named = question_concepts(question)
     concepts = dict.fromkeys(named)
-    asks_prior = bool(_AVERAGE.search(question)) or asks_for_change(question)
+    asks_prior = bool(_AVERAGE.search(question) or asks_for_change(question))
+    asks_prior = asks_prior or asked_direction(question) is not None
     prior = dict.fromkeys(named if asks_prior else [])
     for metric in metrics_named(question):
         if question_defines(question, metric):
             continue
         for needed in metric.inputs:
             concepts[needed.concept] = None
-            if needed.period != "current":
+            if asks_prior or needed.period != "current":
                 prior[needed.concept] = None
     return list(concepts), list(prior)
+
+
+class _LookedUp(NamedTuple):
+    """The statement records found for a question, and the rows shown of them."""
+
+    records: list[StatementRecord]
+    rows: Screening
 
 
 def _rows(
@@ -250,18 +263,19 @@ def _rows(
     prior: list[str],
     periods: list[str],
     budget_chars: int,
-) -> Screening:
-    """The rows of ``concepts`` in ``periods`` (and of ``prior`` in the periods before),
-    concept by concept, screened."""
+) -> _LookedUp:
+    """The records of ``concepts`` in ``periods`` (and of ``prior`` in the periods before),
+    concept by concept, and their rows, screened."""
     found = statement_records_of(search, company, concepts, periods) or []
     if prior:
         found += statement_records_of(search, company, prior, periods, prior=True) or []
     order = {concept: index for index, concept in enumerate(concepts)}
     found.sort(key=lambda record: order.get(record.concept or "", len(order)))
-    return screen(statement_rows(found, budget_chars))
+    return _LookedUp(found, screen(statement_rows(found, budget_chars)))
 
 
-def _rows_note(rows: Screening) -> str:
+def _rows_note(looked_up: _LookedUp) -> str:
+    rows = looked_up.rows
     lines = sum(len(p.text.splitlines()) - 1 for p in rows.passages)
     shown = ", ".join(f"{p.doc_id} p.{p.page}" for p in rows.passages)
     note = f"{lines} row(s)" + (f": {shown}" if shown else "")

@@ -124,7 +124,10 @@ class FinancialQA(dspy.Module):
     ``decompose``, ``query_writing`` (Multi-HyDE with ``hypotheses`` passages) and
     ``curation``; PoT's votes there are ``searched_samples`` (None: ``samples``).
     ``statement_rows`` puts the figures a company-and-period question asks for, looked up in
-    a handle's statement records, ahead of the passages as labelled rows.
+    a handle's statement records, ahead of the passages as labelled rows; with
+    ``statement_programs`` a figure (or a direction or sign) those records settle is
+    computed by a program written from them, not by the LM
+    (:mod:`~filingqa.program.statement_program`).
     ``explanations="quoted"`` answers a question asking why or how with the
     filing's own sentences, checked like any quote, instead of in free words.
     """
@@ -151,6 +154,7 @@ class FinancialQA(dspy.Module):
         curation: bool = True,
         explanations: Explanations = "free",
         statement_rows: bool = True,
+        statement_programs: bool = True,
     ) -> None:
         super().__init__()
         self.ambiguity = AmbiguityCheck()
@@ -173,6 +177,7 @@ class FinancialQA(dspy.Module):
             worked_examples=worked_examples,
             examples_per_question=examples_per_question,
             explanations=explanations,
+            statement_programs=statement_programs,
         )
         self.anti_refusal = AntiRefusal()
         self.evidence_chars = evidence_chars

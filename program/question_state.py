@@ -12,6 +12,7 @@ from filingqa.evidence.selection import select
 from filingqa.lm.trace import Step, Trace
 from filingqa.records import Passage
 from filingqa.records.search_handle import SearchHandle
+from filingqa.records.statements import StatementRecord
 from filingqa.router.rule import RoutingDecision
 
 # Evidence priorities in the buffer: what fits the reasoning prompt comes highest first.
@@ -37,7 +38,8 @@ class Sources:
 @dataclass
 class QuestionState:
     """One reading of a question as the program works on it: its route, the evidence
-    buffer, where to search and within which company, the queries tried, and the trace."""
+    buffer, where to search and within which company, the queries tried, the statement
+    records looked up for it, and the trace."""
 
     question: str
     route: RoutingDecision
@@ -46,6 +48,7 @@ class QuestionState:
     search: SearchHandle | None = None
     company: str | None = None
     tried: list[str] = field(default_factory=list)
+    records: list[StatementRecord] = field(default_factory=list)
 
     @classmethod
     def start(

@@ -27,13 +27,15 @@ from filingqa.lm.faults import Fault, attempt
 from filingqa.lm.trace import Step
 from filingqa.program.draft import Draft
 from filingqa.program.extraction import UNDECIDED, Comparison, Extraction
-from filingqa.program.pot import ProgramOfThought
+from filingqa.program.pot import ProgramOfThought, answer_text
 from filingqa.program.question_state import QuestionState
+from filingqa.program.statement_program import statement_program
 from filingqa.program.verification import Verdict, Verifier
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.records import Passage
 from filingqa.records.refusal import is_refusal
 from filingqa.router.answer_form_guess import guess_answer_form, names_computation
+from filingqa.sandbox import run_python
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.extract import StateComputedAnswer
 
@@ -69,7 +71,10 @@ class ReasoningLoop(dspy.Module):
     ask about (:mod:`~filingqa.checks.sign_check`, :mod:`~filingqa.checks.cell_check`);
     with ``formula_notes`` the program writer is told the formula convention the question's
     wording calls for (:mod:`~filingqa.checks.formulas`). PoT votes ``samples`` times, or
-    ``searched_samples`` times over evidence that was searched for.
+    ``searched_samples`` times over evidence that was searched for. With
+    ``statement_programs`` a question whose figure the statement records settle gets its
+    first program written from them, not by the LM
+    (:mod:`~filingqa.program.statement_program`).
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class ReasoningLoop(dspy.Module):
         worked_examples: WorkedExamples | None = None,
         examples_per_question: int = 0,
         explanations: Explanations = "free",
+        statement_programs: bool = True,
     ) -> None:
         super().__init__()
         if max_rounds < 1:
@@ -105,6 +111,7 @@ class ReasoningLoop(dspy.Module):
         self.max_rounds = max_rounds
         self.formula_notes = formula_notes
         self.explanations = explanations
+        self.statement_programs = statement_programs
 
     def forward(self, state: QuestionState, refine: Refine) -> Draft:
         """The loop over ``state``'s evidence; ``refine`` runs between rounds when the
@@ -197,6 +204,9 @@ class ReasoningLoop(dspy.Module):
         one wins has the program name it; one asking a direction gets it stated; a yes/no
         question has it compute the deciding comparison."""
         question, evidence = state.question, render(passages)
+        written = self._written(state, passages) if previous is None else None
+        if written is not None:
+            return written
         notes = [formula_note(question, evidence) if self.formula_notes else None]
         notes.append(CHOICE_NOTE if state.route.asks == "choice" else None)
         notes.append(DECIDE_NOTE if state.route.path == "decide" else None)
@@ -221,6 +231,31 @@ class ReasoningLoop(dspy.Module):
             passages=passages,
             checks=checks,
             problems=list(dict.fromkeys([*problems, *checks.problems])),
+        )
+
+    def _written(self, state: QuestionState, passages: list[Passage]) -> Draft | None:
+        """The draft of the program written from the question's statement records, run in
+        the sandbox and checked; None when none is written or it does not run."""
+        if not self.statement_programs or not state.records or state.route.asks != "value":
+            return None
+        decides = state.route.path == "decide"
+        program = statement_program(state.question, state.records, decides=decides)
+        if program is None:
+            return None
+        execution = run_python(program, self.pot.limits)
+        state.trace.record(Step(name="statement program", note=program.strip()))
+        if not execution.ok:
+            return None
+        checks = automatic_checks(program, execution.value, passages)
+        return Draft(
+            path="pot",
+            answer=answer_text(execution),
+            value=execution.value,
+            program=program,
+            figures=execution.figures,
+            passages=passages,
+            checks=checks,
+            problems=checks.problems,
         )
 
     def _cot(self, state: QuestionState, passages: list[Passage], previous: Draft | None) -> Draft:

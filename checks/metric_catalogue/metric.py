@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from filingqa.checks.metric_catalogue.expression import formula_expression
 from filingqa.records.concepts import CONCEPTS
 
 PeriodRole = Literal["current", "prior", "average"]
@@ -75,12 +76,22 @@ class Metric(BaseModel):
         parameters = inspect.signature(self.formula).parameters
         return tuple(MetricInput.from_argument(name) for name in parameters)
 
+    @property
+    def expression(self) -> str:
+        """The formula as a Python expression over its parameters' names."""
+        return formula_expression(self.formula)
+
     @model_validator(mode="after")
     def _formula_takes_concepts(self) -> Metric:
         """The formula takes at least one input, each parameter naming a concept at a period
-        role."""
+        role, and only adds, subtracts, multiplies and divides them (so it can be written
+        out as :attr:`expression`)."""
         if not self.inputs:
             raise ValueError(f"the formula of {self.name} takes no input")
+        try:
+            formula_expression(self.formula)
+        except (TypeError, ZeroDivisionError) as error:
+            raise ValueError(f"the formula of {self.name} is not arithmetic: {error}") from None
         return self
 
 

@@ -52,7 +52,8 @@ def program_request(engine: FakeEngine) -> str:
 
 def test_the_reader_gets_the_labelled_rows_before_the_passages() -> None:
     search = RecordSearch([MDNA, CASH_FLOW, OTHER], holdings=HELD)
-    final, engine = run(FREE_CASH_FLOW, QUESTION, search)
+    no_written = {"statement_programs": False}  # the LM writes the program, reading the rows
+    final, engine = run(FREE_CASH_FLOW, QUESTION, search, options=no_written)
     assert search.lookups == [
         {
             "company": "Acme",

@@ -1,0 +1,259 @@
+"""A program written from the statement records, without the LM.
+
+A question about one figure of one company — a metric of the catalogue it does not define
+itself, or one statement line item — whose inputs the statement records hold for the
+period it asks about, needs no model to pick numbers out of pages: the program assigns each
+input the value its statement row prints (an expense or outflow as a positive amount) and
+applies the catalogue's formula (:attr:`~filingqa.checks.metric_catalogue.Metric.expression`).
+Its ``result`` is the figure, converted to the scale the question asks for; for a yes/no
+question, the comparison code can decide (:mod:`~filingqa.checks.trend`): the later
+period's figure against the earlier one's, or the figure against zero.
+
+Anything else — a formula of the question's own, several figures, a line item the question
+computes something from ("D&A % margin"), an average, a change or a span of years, periods
+whose rows are missing or printed at different scales, a yes/no question asking neither a
+direction nor a sign — gets no program here, and the LM writes one as usual.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from filingqa.checks.metric_catalogue import MetricInput, first_mentions, question_defines
+from filingqa.checks.sign_check import asks_for_change
+from filingqa.checks.trend import asked_direction, asked_sign
+from filingqa.records.statements import SCALE_MULTIPLIERS, Scale, StatementRecord
+from filingqa.retrieval.vocabulary.fiscal import find_periods
+from filingqa.retrieval.vocabulary.line_items import question_concepts
+
+POSITIVE_AMOUNTS = frozenset(
+    {  # expenses and outflows: a metric takes them as positive amounts, whatever the print
+        "cost_of_revenue",
+        "sga",
+        "research_development",
+        "operating_expenses",
+        "interest_expense",
+        "income_tax_expense",
+        "restructuring",
+        "depreciation_amortization",
+        "capital_expenditure",
+        "dividends_paid",
+        "share_repurchases",
+    }
+)
+_Ask = Literal["value", "direction", "sign"]
+"""What the result is: the figure, whether it moved in the direction asked, its sign."""
+_SCALE_WORDS: dict[str, Scale] = {
+    "thousand": "thousands",
+    "million": "millions",
+    "billion": "billions",
+}
+_SCALE_ASKED = re.compile(r"\b(thousand|million|billion)s?\b", re.IGNORECASE)
+_COMPUTING = re.compile(  # a line item named in a question computing something from it
+    r"\b(ratio|percent(age)?s?|proportion|share of|margin|per|rate|turnover|return)\b|%",
+    re.IGNORECASE,
+)
+_AGGREGATE = re.compile(r"\b(average|mean|sum|total of|combined|cumulative|cagr)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The one figure a question asks about: its variable name, the expression computing
+    it from its inputs' names, its inputs, and whether it is an amount (a scale applies)."""
+
+    name: str
+    expression: str
+    inputs: tuple[MetricInput, ...]
+    amount: bool
+
+
+@dataclass(frozen=True)
+class _Periods:
+    """The period the figure is asked for and the one before it (a year earlier, or the
+    earlier of two periods the question names), as record period labels."""
+
+    current: str
+    earlier: str | None
+
+
+def statement_program(
+    question: str, records: Sequence[StatementRecord], *, decides: bool
+) -> str | None:
+    """A program computing what ``question`` asks from ``records`` (the statement records
+    looked up for it), or None when code cannot settle it. With ``decides`` the question
+    asks yes or no, and the program's result is the deciding comparison."""
+    target = _target(question)
+    ask = _ask(question, target, decides) if target is not None else None
+    if target is None or ask is None:
+        return None
+    periods = _periods(records, target, needs_earlier=ask == "direction")
+    lines = _inputs(records, target, periods, ask) if periods is not None else None
+    if lines is None:
+        return None
+    return "\n".join([*lines, *_result(question, records, target, ask)]) + "\n"
+
+
+def _ask(question: str, target: _Target, decides: bool) -> _Ask | None:
+    """What the program's result must be, or None when code cannot settle the question:
+    an aggregate (an average, a sum), a figure of several periods, a change asked as a
+    figure, a yes/no asking neither a direction nor a sign, or a direction of a figure
+    whose formula takes a prior period's balance (that period's own prior is not looked up).
+    """
+    named = {period.text.lower() for period in find_periods(question)}
+    if _AGGREGATE.search(question):
+        return None
+    if not decides:
+        return "value" if len(named) <= 1 and not asks_for_change(question) else None
+    if asked_direction(question) is not None:
+        current_only = all(needed.period == "current" for needed in target.inputs)
+        return "direction" if len(named) <= 2 and current_only else None
+    return "sign" if asked_sign(question) is not None and len(named) <= 1 else None
+
+
+def _result(
+    question: str, records: Sequence[StatementRecord], target: _Target, ask: _Ask
+) -> list[str]:
+    """The lines computing the target from its inputs and setting ``result``: the figure
+    (at the scale the question asks for), the later figure against the earlier one, or the
+    figure against zero."""
+    computes = target.expression != target.name
+    lines = [f"{target.name} = {target.expression}"] if computes else []
+    if ask == "direction":
+        lines += [f"earlier_{target.name} = {_earlier(target)}"] if computes else []
+        operator = ">" if asked_direction(question) == "up" else "<"
+        return [*lines, f"result = {target.name} {operator} earlier_{target.name}"]
+    if ask == "sign":
+        operator = ">" if asked_sign(question) == "positive" else "<"
+        return [*lines, f"result = {target.name} {operator} 0"]
+    return [*lines, f"result = {target.name}{_conversion(question, records, target)}"]
+
+
+def _target(question: str) -> _Target | None:
+    """The one catalogue metric ``question`` names and does not define itself (every line
+    item it names being among the metric's inputs), else the one line item it names."""
+    metrics = [
+        mention.metric
+        for mention in first_mentions(question)
+        if not question_defines(question, mention.metric)
+    ]
+    named = question_concepts(question)
+    if len(metrics) == 1:
+        (metric,) = metrics
+        if not set(named) <= {needed.concept for needed in metric.inputs}:
+            return None
+        name = re.sub(r"[^a-z0-9]+", "_", metric.name.lower()).strip("_")
+        amount = metric.unit == "amount"
+        return _Target(name, metric.expression, metric.inputs, amount)
+    if metrics or len(named) != 1 or _COMPUTING.search(question):
+        return None
+    (concept,) = named
+    return _Target(concept, concept, (MetricInput(concept=concept),), amount=True)
+
+
+def _periods(
+    records: Sequence[StatementRecord], target: _Target, *, needs_earlier: bool
+) -> _Periods | None:
+    """The latest period the target's records report, and the period before it: the other
+    one when the records hold exactly two, else none. None when they hold more than two (a
+    span of years), none, or no earlier period where one is needed."""
+    concepts = {needed.concept for needed in target.inputs}
+    found = [record for record in records if record.concept in concepts]
+    order = sorted({(_when(record), record.period) for record in found})
+    labels = list(dict.fromkeys(label for _, label in order))
+    if not labels or len(labels) > 2:
+        return None
+    earlier = labels[0] if len(labels) == 2 else None
+    if needs_earlier and earlier is None:
+        return None
+    return _Periods(current=labels[-1], earlier=earlier)
+
+
+def _when(record: StatementRecord) -> tuple[int, int]:
+    """When a record's period ends, for ordering: its fiscal year, then its last quarter
+    (a year's figures after its first quarters')."""
+    return (record.fiscal_year, record.fiscal_quarter or 4)
+
+
+def _inputs(
+    records: Sequence[StatementRecord], target: _Target, periods: _Periods, ask: _Ask
+) -> list[str] | None:
+    """One assignment per input (and per input of the earlier period for a direction),
+    each commented with the row it was read from; None when a row is missing or the rows
+    are printed at different scales."""
+    wanted = _wanted(target, periods, earlier=ask == "direction")
+    if wanted is None:
+        return None
+    rows = {variable: _row(records, concept, label) for variable, concept, label in wanted}
+    chosen = [row for row in rows.values() if row is not None]
+    if len(chosen) < len(rows) or len({r.scale for r in chosen if r.unit == "USD"}) > 1:
+        return None
+    lines = [_assignment(variable, row) for variable, row in zip(rows, chosen, strict=True)]
+    return lines + _averages(target)
+
+
+def _wanted(
+    target: _Target, periods: _Periods, *, earlier: bool
+) -> list[tuple[str, str, str]] | None:
+    """``(variable, concept, period label)`` of every figure the program assigns; None
+    when one needs an earlier period and there is none."""
+    wanted: list[tuple[str, str, str]] = []
+    for needed in target.inputs:
+        wanted.append((needed.concept, needed.concept, periods.current))
+        before = needed.period != "current" or earlier
+        if before and periods.earlier is None:
+            return None
+        if needed.period != "current" and periods.earlier is not None:
+            wanted.append(("prior_" + needed.concept, needed.concept, periods.earlier))
+        if earlier and periods.earlier is not None:
+            wanted.append(("earlier_" + needed.concept, needed.concept, periods.earlier))
+    return wanted
+
+
+def _row(records: Sequence[StatementRecord], concept: str, label: str) -> StatementRecord | None:
+    """The first record of ``concept`` for the period ``label``: the filing reporting the
+    period before a later filing's comparative column."""
+    return next((r for r in records if r.concept == concept and r.period == label), None)
+
+
+def _assignment(variable: str, record: StatementRecord) -> str:
+    value = abs(record.value) if record.concept in POSITIVE_AMOUNTS else record.value
+    written = f"{value:g}" if value != int(value) else f"{int(value)}"
+    scale = "" if record.scale == "units" else f" {record.scale}"
+    source = f"{record.line_item.strip()} | {record.period} | {record.doc_id} p.{record.page}"
+    return f"{variable} = {written}  # {source}{scale}"
+
+
+def _averages(target: _Target) -> list[str]:
+    """The average balances the formula takes: the mean of the period's and the prior's."""
+    return [
+        f"average_{needed.concept} = ({needed.concept} + prior_{needed.concept}) / 2"
+        for needed in target.inputs
+        if needed.period == "average"
+    ]
+
+
+def _earlier(target: _Target) -> str:
+    """The target's expression over the earlier period's inputs."""
+    names = {needed.argument for needed in target.inputs}
+    return re.sub(
+        r"\b[a-z_]+\b",
+        lambda word: f"earlier_{word[0]}" if word[0] in names else word[0],
+        target.expression,
+    )
+
+
+def _conversion(question: str, records: Sequence[StatementRecord], target: _Target) -> str:
+    """`` / 1000`` (etc.) when the target is an amount and ``question`` asks for it at
+    another scale than its rows print; else nothing."""
+    asked = {_SCALE_WORDS[word.lower()] for word in _SCALE_ASKED.findall(question)}
+    printed = {r.scale for r in records if r.concept in {n.concept for n in target.inputs}}
+    if not target.amount or len(asked) != 1 or len(printed) != 1:
+        return ""
+    (to,), (scale,) = asked, printed
+    factor = SCALE_MULTIPLIERS[to] / SCALE_MULTIPLIERS[scale]
+    if factor == 1:
+        return ""
+    return f" / {factor:g}" if factor > 1 else f" * {1 / factor:g}"
