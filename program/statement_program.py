@@ -22,7 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from filingqa.checks.metric_catalogue import MetricInput, first_mentions, question_defines
+from filingqa.checks.metric_catalogue import (
+    Metric,
+    MetricInput,
+    first_mentions,
+    question_defines,
+)
 from filingqa.checks.sign_check import asks_for_change
 from filingqa.checks.trend import asked_direction, asked_sign
 from filingqa.records.statements import SCALE_MULTIPLIERS, Scale, StatementRecord
@@ -56,7 +61,9 @@ _COMPUTING = re.compile(  # a line item named in a question computing something 
     r"\b(ratio|percent(age)?s?|proportion|share of|margin|per|rate|turnover|return)\b|%",
     re.IGNORECASE,
 )
-_AGGREGATE = re.compile(r"\b(average|mean|sum|total of|combined|cumulative|cagr)\b", re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(mean|sum|total of|combined|cumulative|cagr)\b", re.IGNORECASE)
+_AVERAGE = re.compile(r"\baverage\b", re.IGNORECASE)
+_PERCENT = re.compile(r"\b(percent(age)?s?|margin|ratio)\b|%", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ def statement_program(
     ask = _ask(question, target, decides) if target is not None else None
     if target is None or ask is None:
         return None
-    periods = _periods(records, target, needs_earlier=ask == "direction")
+    periods = _periods(records, target, ask)
     lines = _inputs(records, target, periods, ask) if periods is not None else None
     if lines is None:
         return None
@@ -98,19 +105,25 @@ def statement_program(
 
 def _ask(question: str, target: _Target, decides: bool) -> _Ask | None:
     """What the program's result must be, or None when code cannot settle the question:
-    an aggregate (an average, a sum), a figure of several periods, a change asked as a
-    figure, a yes/no asking neither a direction nor a sign, or a direction of a figure
-    whose formula takes a prior period's balance (that period's own prior is not looked up).
-    """
+    an aggregate (a sum, or an average other than the formula's average balances), a
+    figure of more periods than its formula takes, a change asked as a figure, a yes/no
+    asking neither a direction nor a sign, or a direction of a figure whose formula takes a
+    prior period's balance (that period's own prior is not looked up)."""
     named = {period.text.lower() for period in find_periods(question)}
-    if _AGGREGATE.search(question):
+    prior_inputs = _takes_prior(target)
+    if _AGGREGATE.search(question) or (_AVERAGE.search(question) and not prior_inputs):
         return None
     if not decides:
-        return "value" if len(named) <= 1 and not asks_for_change(question) else None
+        periods = 2 if prior_inputs else 1
+        return "value" if len(named) <= periods and not asks_for_change(question) else None
     if asked_direction(question) is not None:
-        current_only = all(needed.period == "current" for needed in target.inputs)
-        return "direction" if len(named) <= 2 and current_only else None
+        return "direction" if len(named) <= 2 and not prior_inputs else None
     return "sign" if asked_sign(question) is not None and len(named) <= 1 else None
+
+
+def _takes_prior(target: _Target) -> bool:
+    """Whether the target's formula takes a balance of the prior period (or an average)."""
+    return any(needed.period != "current" for needed in target.inputs)
 
 
 def _result(
@@ -132,33 +145,43 @@ def _result(
 
 
 def _target(question: str) -> _Target | None:
-    """The one catalogue metric ``question`` names and does not define itself (every line
-    item it names being among the metric's inputs), else the one line item it names."""
-    metrics = [
-        mention.metric
-        for mention in first_mentions(question)
-        if not question_defines(question, mention.metric)
-    ]
+    """The one catalogue metric ``question`` names (every line item it names being among
+    the metric's inputs; a formula the question states taking the same inputs, averaged the
+    same way), else the one line item it names."""
+    metrics = [mention.metric for mention in first_mentions(question)]
     named = question_concepts(question)
     if len(metrics) == 1:
         (metric,) = metrics
-        if not set(named) <= {needed.concept for needed in metric.inputs}:
+        inputs = {needed.concept for needed in metric.inputs}
+        if not set(named) <= inputs:
             return None
+        if question_defines(question, metric) and not _same_formula(question, metric):
+            return None
+        if metric.unit == "amount" and _PERCENT.search(question):
+            return None  # a margin or ratio of the amount the question names
         name = re.sub(r"[^a-z0-9]+", "_", metric.name.lower()).strip("_")
-        amount = metric.unit == "amount"
-        return _Target(name, metric.expression, metric.inputs, amount)
+        return _Target(name, metric.expression, metric.inputs, metric.unit == "amount")
     if metrics or len(named) != 1 or _COMPUTING.search(question):
         return None
     (concept,) = named
     return _Target(concept, concept, (MetricInput(concept=concept),), amount=True)
 
 
-def _periods(
-    records: Sequence[StatementRecord], target: _Target, *, needs_earlier: bool
-) -> _Periods | None:
+def _same_formula(question: str, metric: Metric) -> bool:
+    """Whether the formula ``question`` states for ``metric`` is the catalogue's: it names
+    exactly the metric's inputs, and averages a balance exactly when the catalogue does."""
+    inputs = {needed.concept for needed in metric.inputs}
+    averages = any(needed.period == "average" for needed in metric.inputs)
+    return set(question_concepts(question)) == inputs and averages == bool(
+        _AVERAGE.search(question)
+    )
+
+
+def _periods(records: Sequence[StatementRecord], target: _Target, ask: _Ask) -> _Periods | None:
     """The latest period the target's records report, and the period before it: the other
     one when the records hold exactly two, else none. None when they hold more than two (a
-    span of years), none, or no earlier period where one is needed."""
+    span of years), none, no earlier period for a direction, or, for a formula taking a
+    prior balance, an earlier period that is not the prior year."""
     concepts = {needed.concept for needed in target.inputs}
     found = [record for record in records if record.concept in concepts]
     order = sorted({(_when(record), record.period) for record in found})
@@ -166,8 +189,12 @@ def _periods(
     if not labels or len(labels) > 2:
         return None
     earlier = labels[0] if len(labels) == 2 else None
-    if needs_earlier and earlier is None:
+    if ask == "direction" and earlier is None:
         return None
+    if _takes_prior(target) and earlier is not None:
+        (first, _), (last, _) = order[0], order[-1]
+        if (first[0] + 1, first[1]) != last:
+            return None
     return _Periods(current=labels[-1], earlier=earlier)
 
 

@@ -22,6 +22,7 @@ from urllib.parse import quote, unquote
 from filingqa.records.statements import StatementBook, StatementRecord
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.retrieval.vocabulary.fiscal import (
+    FiscalCalendar,
     FiscalSpan,
     december_calendar,
     find_periods,
@@ -97,20 +98,35 @@ def record_periods(
     """The record labels (``FY2019``, ``Q2 FY2023``, ``H1 FY2023``, ``9M FY2023``) of the
     periods named in ``periods`` for ``company``, read as the search reads them
     (:meth:`MetadataStore.resolve`) and labelled under the company's calendar; with
-    ``prior``, each one's prior period (a fiscal year earlier) follows it."""
+    ``prior``, each one's prior period (a fiscal year earlier) follows it.
+
+    Periods named apart are different periods: when the search's reading makes two of them
+    one (it reads a year by the other naming where only that finds a filing, so Nike's
+    "FY2020", of which no filing is held, would read as the year its FY2021 10-K reports),
+    every period is read by the company's own naming instead."""
     calendar = (metadata.calendar(company) if metadata else None) or december_calendar(company)
+    texts = list(periods)
+    own = [[fiscal_span(ref, calendar) for ref in find_periods(text)] for text in texts]
+    spans = own
+    if metadata is not None:
+        resolved = [[r.span for r in metadata.resolve(company, text)] for text in texts]
+        spans = [read or mine for read, mine in zip(resolved, own, strict=True)]
+        if len(_labels(own, calendar)) > len(_labels(spans, calendar)):
+            spans = own
     labels: dict[str, None] = {}
-    for text in periods:
-        resolved = metadata.resolve(company, text) if metadata else []
-        spans = [r.span for r in resolved] or [
-            fiscal_span(ref, calendar) for ref in find_periods(text)
-        ]
-        for span in spans:
-            fiscal_year, quarter = fiscal_period_of(span.end, calendar)
-            labels[_label(span, fiscal_year, quarter)] = None
-            if prior:
-                labels[_label(span, fiscal_year - 1, quarter)] = None
+    for span in (span for group in spans for span in group):
+        fiscal_year, quarter = fiscal_period_of(span.end, calendar)
+        labels[_label(span, fiscal_year, quarter)] = None
+        if prior:
+            labels[_label(span, fiscal_year - 1, quarter)] = None
     return list(labels)
+
+
+def _labels(spans: list[list[FiscalSpan]], calendar: FiscalCalendar) -> set[str]:
+    """The distinct record labels of ``spans``."""
+    return {
+        _label(span, *fiscal_period_of(span.end, calendar)) for group in spans for span in group
+    }
 
 
 def _label(span: FiscalSpan, fiscal_year: int, quarter: int) -> str:

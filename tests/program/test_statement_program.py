@@ -173,3 +173,42 @@ def test_a_direction_of_a_metric_taking_a_prior_balance_is_left_to_the_lm() -> N
     ]
     question = "Did Acme's return on assets improve in FY2024?"
     assert statement_program(question, rows, decides=True) is None
+
+
+def test_a_formula_the_question_states_as_the_catalogue_does_is_the_catalogues() -> None:
+    rows = [
+        record("cost_of_revenue", "FY2024", -600),
+        record("inventories", "FY2024", 160),
+        record("inventories", "FY2023", 140),
+    ]
+    same = (
+        "What is Acme's FY2024 inventory turnover ratio? Inventory turnover ratio is defined as: "
+        "(FY2024 COGS) / (average inventory between FY2023 and FY2024)."
+    )
+    assert result_of(statement_program(same, rows, decides=False)) == pytest.approx(4.0)
+    other = (
+        "What is Acme's FY2024 inventory turnover ratio? Inventory turnover ratio is defined as: "
+        "(FY2024 COGS) / (FY2024 inventory)."
+    )
+    assert statement_program(other, rows, decides=False) is None  # the question's own wins
+
+
+def test_an_amount_metric_asked_as_a_margin_is_left_to_the_lm() -> None:
+    rows = [
+        record("operating_income", "FY2024", 300),
+        record("depreciation_amortization", "FY2024", 60),
+    ]
+    question = "What is Acme's FY2024 EBITDA % margin? Use operating income and D&A."
+    assert statement_program(question, rows, decides=False) is None
+    ebitda = "What is Acme's FY2024 EBITDA in USD millions?"
+    assert result_of(statement_program(ebitda, rows, decides=False)) == pytest.approx(360.0)
+
+
+def test_an_average_needs_the_prior_year_not_any_earlier_period() -> None:
+    rows = [
+        record("net_income", "FY2024", 120),
+        record("total_assets", "FY2024", 2000),
+        record("total_assets", "FY2022", 1800),
+    ]
+    question = "What was Acme's return on assets in FY2024 (average assets of FY2022 and FY2024)?"
+    assert statement_program(question, rows, decides=False) is None

@@ -13,6 +13,7 @@ from filingqa.program.financial_qa import FinancialQA
 
 from ..kit.lm import FakeEngine, Rule, marker_lm
 from ..kit.passages import (
+    CAPEX,
     CASH_FLOW,
     MDNA,
     OPERATING_CASH_FLOW,
@@ -22,7 +23,7 @@ from ..kit.passages import (
     held,
     statement_record,
 )
-from ..kit.replies import AMBIGUITY, NO_AMBIGUITY, WRITE, fenced
+from ..kit.replies import AMBIGUITY, DECIDE, NO_AMBIGUITY, WRITE, fenced
 
 HELD = held("ACME_2024_10K", "BETA_2024_10K")
 PLAIN = {"decompose": False, "query_writing": False, "curation": False}  # no LM in the search
@@ -177,3 +178,34 @@ def test_gold_context_is_unchanged_by_records_and_the_switch() -> None:
         prompts.append(engine.prompts)
     _, without = run(FREE_CASH_FLOW, QUESTION, passages=[CASH_FLOW])
     assert prompts[0] == prompts[1] == without.prompts
+
+
+def test_a_figure_the_records_settle_is_computed_without_the_lm_writing_a_program() -> None:
+    search = RecordSearch([MDNA], holdings=HELD)
+    final, engine = run(FREE_CASH_FLOW, QUESTION, search)
+    assert engine.count(WRITE) == 0
+    assert final.value == pytest.approx(399.8)
+    [step] = [s for s in final.trace.steps if s.name == "statement program"]
+    assert "capital_expenditure = 412.6  # Purchases of property and equipment" in step.note
+    assert "free_cash_flow = operating_cash_flow - capital_expenditure" in step.note
+    _, asked = run(FREE_CASH_FLOW, QUESTION, search, options={"statement_programs": False})
+    assert asked.count(WRITE) == 1  # switched off, the LM writes it
+
+
+@pytest.mark.parametrize(("decision", "answer"), [("yes", "No. Computed:"), ("no", "No. It fell.")])
+def test_a_direction_is_decided_by_the_records_comparison(decision: str, answer: str) -> None:
+    earlier = [
+        statement_record("operating_cash_flow", "FY2023", "900.0", line_item="Operating cash flow"),
+        statement_record(
+            "capital_expenditure", "FY2023", "(300.0)", line_item="Purchases of property"
+        ),
+    ]
+    search = RecordSearch([MDNA], holdings=HELD, records=[OPERATING_CASH_FLOW, CAPEX, *earlier])
+    decided = {"deciding": "399.8", "decision": decision, "reason": "It fell."}
+    rules: list[Rule] = [(AMBIGUITY, NO_AMBIGUITY), (DECIDE, decided)]
+    question = "Did Acme's free cash flow improve in FY2024?"
+    final, engine = run(rules, question, search, options={"answer_forms": "decide"})
+    assert [lookup["prior"] for lookup in search.lookups] == [False, True]
+    assert engine.count(WRITE) == 0
+    assert final.path == "decide" and final.value is False  # 399.8 against 600.0
+    assert final.answer.startswith(answer)  # the LM's yes cannot contradict the computation

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.retrieval.index.statement_store import record_periods
 from filingqa.retrieval.ingest.cover_page import parse_cover_page, read_cover_texts
 from filingqa.retrieval.ingest.metadata import (
     DocumentInfo,
@@ -356,6 +357,13 @@ def test_resolve_reads_a_start_year_company_by_end_year_when_only_that_fits(
     assert found.naming == "end_year"
     assert found.doc_ids == ["BEAUTYBARN_2023_10K", "BEAUTYBARN_2023Q4_EARNINGS"]
     assert store.document("BEAUTYBARN_2023Q4_EARNINGS").fiscal_year == 2022
+
+
+def test_record_labels_keep_periods_named_apart_apart(store: MetadataStore) -> None:
+    """One year read by the other naming is the filing that fits it; two years named
+    together are two years, each read by the company's own naming."""
+    assert record_periods(store, "Beauty Barn", ["FY2023"]) == ["FY2022"]
+    assert record_periods(store, "Beauty Barn", ["FY2022", "FY2023"]) == ["FY2022", "FY2023"]
 
 
 def test_store_round_trip(store: MetadataStore, tmp_path: Path) -> None:
