@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import dspy
 
+from filingqa.checks.asked_figure import asks_share_of_revenue, averaged_years
 from filingqa.checks.metric_catalogue import metrics_named, question_defines
 from filingqa.checks.screening import Screening, screen
 from filingqa.checks.sign_check import asks_for_change
@@ -184,7 +185,7 @@ class EvidenceGatherer(dspy.Module):
         labelled rows ahead of every passage (a ``statement rows`` step); nothing for a
         question naming no company, period or figure, or a handle that cannot look them up."""
         search = _handle(state)
-        periods = [ref.text for ref in find_periods(state.question)]
+        periods = row_periods(state.question)
         concepts, with_prior = row_concepts(state.question)
         company = state.company
         if company is None or not periods or not concepts or not looks_up_statements(search):
@@ -228,13 +229,25 @@ class EvidenceGatherer(dspy.Module):
             state.evidence.add(more, COMPLEMENTARY)
 
 
+def row_periods(question: str) -> list[str]:
+    """The periods whose figures ``question`` asks for: those it names, and every fiscal
+    year of a span it averages over ("FY2015 - FY2017 3 year average")."""
+    years = averaged_years(question)
+    if years is not None:
+        return [f"FY{year}" for year in years]
+    return [ref.text for ref in find_periods(question)]
+
+
 def row_concepts(question: str) -> tuple[list[str], list[str]]:
     """The concepts whose figures ``question`` asks for, in order, and those of them it needs
     the prior period of too: the concepts it names, then the inputs of each catalogue metric
-    it names and does not define itself; all of them wanting the prior period when it asks
-    for an average, a change or a direction ("an improving margin"), else the metric inputs
-    taken at the prior period or averaged."""
+    it names and does not define itself, and revenue for a share of revenue ("% margin");
+    all of them wanting the prior period when it asks for an average, a change or a
+    direction ("an improving margin"), else the metric inputs taken at the prior period or
+    averaged."""
     named = question_concepts(question)
+    if asks_share_of_revenue(question):
+        named = list(dict.fromkeys([*named, "revenue"]))
     concepts = dict.fromkeys(named)
     asks_prior = bool(_AVERAGE.search(question) or asks_for_change(question))
     asks_prior = asks_prior or asked_direction(question) is not None

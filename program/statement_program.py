@@ -1,18 +1,25 @@
 """A program written from the statement records, without the LM.
 
-A question about one figure of one company — a metric of the catalogue it does not define
-itself, or one statement line item — whose inputs the statement records hold for the
-period it asks about, needs no model to pick numbers out of pages: the program assigns each
-input the value its statement row prints (an expense or outflow as a positive amount) and
-applies the catalogue's formula (:attr:`~filingqa.checks.metric_catalogue.Metric.expression`).
-Its ``result`` is the figure, converted to the scale the question asks for; for a yes/no
-question, the comparison code can decide (:mod:`~filingqa.checks.trend`): the later
-period's figure against the earlier one's, or the figure against zero.
+A question about one figure of one company — a metric of the catalogue (named, or defined
+by the question the catalogue's way), or one statement line item — whose inputs the
+statement records hold for the period it asks about, needs no model to pick numbers out of
+pages: the program assigns each input the value its statement row prints (an expense or
+outflow as a positive amount) and applies the catalogue's formula
+(:attr:`~filingqa.checks.metric_catalogue.Metric.expression`). Its ``result`` is the figure,
+converted to the scale the question asks for; for a yes/no question, the comparison code
+can decide (:mod:`~filingqa.checks.trend`): the later period's figure against the earlier
+one's, or the figure against zero.
 
-Anything else — a formula of the question's own, several figures, a line item the question
-computes something from ("D&A % margin"), an average, a change or a span of years, periods
-whose rows are missing or printed at different scales, a yes/no question asking neither a
-direction nor a sign — gets no program here, and the LM writes one as usual.
+The figure may also be an amount as a share of revenue ("the D&A % margin", "cost of goods
+sold as a % of revenue") or an average over a span of fiscal years ("the FY2015 - FY2017
+3 year average net profit margin", :mod:`~filingqa.checks.asked_figure`): each year's
+figure, then their mean.
+
+Anything else — a formula of the question's own that is not the catalogue's, several
+figures, a name asked for ("which segment"), another computation from a line item, a sum or
+a change asked as a figure, periods whose rows are missing or printed at different scales,
+a yes/no question asking neither a direction nor a sign — gets no program here, and the LM
+writes one as usual.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from filingqa.checks.asked_figure import asks_share_of_revenue, averaged_years
 from filingqa.checks.metric_catalogue import (
     Metric,
     MetricInput,
@@ -63,6 +71,7 @@ _COMPUTING = re.compile(  # a line item named in a question computing something 
 )
 _AGGREGATE = re.compile(r"\b(mean|sum|total of|combined|cumulative|cagr)\b", re.IGNORECASE)
 _AVERAGE = re.compile(r"\baverage\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\b(which|who|whom)\b", re.IGNORECASE)  # a name is asked, not a figure
 _PERCENT = re.compile(r"\b(percent(age)?s?|margin|ratio)\b|%", re.IGNORECASE)
 
 
@@ -92,9 +101,14 @@ def statement_program(
     """A program computing what ``question`` asks from ``records`` (the statement records
     looked up for it), or None when code cannot settle it. With ``decides`` the question
     asks yes or no, and the program's result is the deciding comparison."""
-    target = _target(question)
-    ask = _ask(question, target, decides) if target is not None else None
-    if target is None or ask is None:
+    target = _target(question) if not _CHOICE.search(question) else None
+    if target is None:
+        return None
+    years = averaged_years(question)
+    if years is not None:
+        return None if decides else _years_average(question, records, target, len(years))
+    ask = _ask(question, target, decides)
+    if ask is None:
         return None
     periods = _periods(records, target, ask)
     lines = _inputs(records, target, periods, ask) if periods is not None else None
@@ -135,7 +149,9 @@ def _result(
     computes = target.expression != target.name
     lines = [f"{target.name} = {target.expression}"] if computes else []
     if ask == "direction":
-        lines += [f"earlier_{target.name} = {_earlier(target)}"] if computes else []
+        lines += (
+            [f"earlier_{target.name} = {_renamed(target, prefix='earlier_')}"] if computes else []
+        )
         operator = ">" if asked_direction(question) == "up" else "<"
         return [*lines, f"result = {target.name} {operator} earlier_{target.name}"]
     if ask == "sign":
@@ -149,22 +165,43 @@ def _target(question: str) -> _Target | None:
     the metric's inputs; a formula the question states taking the same inputs, averaged the
     same way), else the one line item it names."""
     metrics = [mention.metric for mention in first_mentions(question)]
-    named = question_concepts(question)
-    if len(metrics) == 1:
-        (metric,) = metrics
-        inputs = {needed.concept for needed in metric.inputs}
-        if not set(named) <= inputs:
-            return None
-        if question_defines(question, metric) and not _same_formula(question, metric):
-            return None
-        if metric.unit == "amount" and _PERCENT.search(question):
-            return None  # a margin or ratio of the amount the question names
-        name = re.sub(r"[^a-z0-9]+", "_", metric.name.lower()).strip("_")
-        return _Target(name, metric.expression, metric.inputs, metric.unit == "amount")
-    if metrics or len(named) != 1 or _COMPUTING.search(question):
+    share = asks_share_of_revenue(question)
+    named = [c for c in question_concepts(question) if not (share and c == "revenue")]
+    if len(metrics) > 1:
         return None
-    (concept,) = named
-    return _Target(concept, concept, (MetricInput(concept=concept),), amount=True)
+    if metrics:
+        target = _metric_target(question, metrics[0], named, share)
+    elif len(named) != 1 or (not share and _COMPUTING.search(question)):
+        return None
+    else:
+        (concept,) = named
+        target = _Target(concept, concept, (MetricInput(concept=concept),), amount=True)
+    return _share_of_revenue(target) if share and target is not None else target
+
+
+def _metric_target(question: str, metric: Metric, named: list[str], share: bool) -> _Target | None:
+    """``metric`` as the target, when every line item ``question`` names is among its
+    inputs, a formula the question states for it is the catalogue's, and it is an amount
+    where the question asks a share of revenue (or asks no other margin or ratio of it)."""
+    if not set(named) <= {needed.concept for needed in metric.inputs}:
+        return None
+    if question_defines(question, metric) and not _same_formula(question, metric):
+        return None
+    amount = metric.unit == "amount"
+    if (share and not amount) or (amount and not share and _PERCENT.search(question)):
+        return None
+    name = re.sub(r"[^a-z0-9]+", "_", metric.name.lower()).strip("_")
+    return _Target(name, metric.expression, metric.inputs, amount)
+
+
+def _share_of_revenue(target: _Target) -> _Target | None:
+    """The target amount as a percentage of revenue (its "% margin")."""
+    if not target.amount:
+        return None
+    amount = target.expression if target.expression.isidentifier() else f"({target.expression})"
+    revenue = MetricInput(concept="revenue")
+    inputs = target.inputs if revenue in target.inputs else (*target.inputs, revenue)
+    return _Target(f"{target.name}_margin", f"100 * {amount} / revenue", inputs, amount=False)
 
 
 def _same_formula(question: str, metric: Metric) -> bool:
@@ -262,14 +299,52 @@ def _averages(target: _Target) -> list[str]:
     ]
 
 
-def _earlier(target: _Target) -> str:
-    """The target's expression over the earlier period's inputs."""
+def _renamed(target: _Target, prefix: str = "", suffix: str = "") -> str:
+    """The target's expression over its inputs renamed with ``prefix`` and ``suffix`` (the
+    earlier period's, or one year's)."""
     names = {needed.argument for needed in target.inputs}
     return re.sub(
         r"\b[a-z_]+\b",
-        lambda word: f"earlier_{word[0]}" if word[0] in names else word[0],
+        lambda word: f"{prefix}{word[0]}{suffix}" if word[0] in names else word[0],
         target.expression,
     )
+
+
+def _years_average(
+    question: str, records: Sequence[StatementRecord], target: _Target, count: int
+) -> str | None:
+    """A program averaging the target over the ``count`` fiscal years the records report
+    for it (each year's inputs suffixed with its label), or None when the records report
+    another number of years, lack a row, print them at different scales, or the formula
+    takes a prior balance."""
+    labels = _labels(records, target)
+    if len(labels) != count or _takes_prior(target):
+        return None
+    lines: list[str] = []
+    chosen: list[StatementRecord] = []
+    yearly: list[str] = []
+    for label in labels:
+        tag = "_" + re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+        for needed in target.inputs:
+            row = _row(records, needed.concept, label)
+            if row is None:
+                return None
+            chosen.append(row)
+            lines.append(_assignment(needed.concept + tag, row))
+        if target.expression != target.name:
+            lines.append(f"{target.name}{tag} = {_renamed(target, suffix=tag)}")
+        yearly.append(target.name + tag)
+    if len({row.scale for row in chosen if row.unit == "USD"}) > 1:
+        return None
+    mean = f"({' + '.join(yearly)}) / {count}"
+    return "\n".join([*lines, f"result = {mean}{_conversion(question, records, target)}"]) + "\n"
+
+
+def _labels(records: Sequence[StatementRecord], target: _Target) -> list[str]:
+    """The period labels of the target's input records, earliest first."""
+    concepts = {needed.concept for needed in target.inputs}
+    found = sorted({(_when(r), r.period) for r in records if r.concept in concepts})
+    return list(dict.fromkeys(label for _, label in found))
 
 
 def _conversion(question: str, records: Sequence[StatementRecord], target: _Target) -> str:

@@ -193,15 +193,47 @@ def test_a_formula_the_question_states_as_the_catalogue_does_is_the_catalogues()
     assert statement_program(other, rows, decides=False) is None  # the question's own wins
 
 
-def test_an_amount_metric_asked_as_a_margin_is_left_to_the_lm() -> None:
+def test_a_percent_margin_is_the_amount_as_a_share_of_revenue() -> None:
     rows = [
         record("operating_income", "FY2024", 300),
         record("depreciation_amortization", "FY2024", 60),
+        record("revenue", "FY2024", 1200),
     ]
-    question = "What is Acme's FY2024 EBITDA % margin? Use operating income and D&A."
-    assert statement_program(question, rows, decides=False) is None
-    ebitda = "What is Acme's FY2024 EBITDA in USD millions?"
-    assert result_of(statement_program(ebitda, rows, decides=False)) == pytest.approx(360.0)
+    ebitda = "What is Acme's FY2024 EBITDA % margin? Use operating income and D&A."
+    program = statement_program(ebitda, rows, decides=False)
+    assert program is not None
+    assert (
+        "ebitda_margin = 100 * (operating_income + depreciation_amortization) / revenue" in program
+    )
+    assert result_of(program) == pytest.approx(30.0)
+    line_item = "What is Acme's FY2024 D&A as a % of revenue?"
+    assert result_of(statement_program(line_item, rows, decides=False)) == pytest.approx(5.0)
+    assert result_of(
+        statement_program("What is Acme's FY2024 EBITDA in USD millions?", rows, decides=False)
+    ) == pytest.approx(360.0)
+    ratio = "What is Acme's FY2024 EBITDA to interest ratio?"
+    assert statement_program(ratio, rows, decides=False) is None  # another ratio of it
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is Acme's FY2022 - FY2024 3 year average gross margin?",
+        "What is Acme's three year average of COGS as a % of revenue from FY2022 to FY2024?",
+    ],
+)
+def test_a_years_average_is_the_mean_of_each_years_figure(question: str) -> None:
+    rows = [
+        record(concept, f"FY{year}", value)
+        for year, revenue, cost in ((2022, 800, -520), (2023, 900, -558), (2024, 1000, -600))
+        for concept, value in (("revenue", revenue), ("cost_of_revenue", cost))
+    ]
+    program = statement_program(question, rows, decides=False)
+    assert program is not None and "revenue_fy2022 = 800" in program
+    gross = (35.0 + 38.0 + 40.0) / 3
+    expected = gross if "gross margin" in question else 100 - gross
+    assert result_of(program) == pytest.approx(expected)
+    assert statement_program(question, rows[2:], decides=False) is None  # a year is missing
 
 
 def test_an_average_needs_the_prior_year_not_any_earlier_period() -> None:
@@ -212,3 +244,8 @@ def test_an_average_needs_the_prior_year_not_any_earlier_period() -> None:
     ]
     question = "What was Acme's return on assets in FY2024 (average assets of FY2022 and FY2024)?"
     assert statement_program(question, rows, decides=False) is None
+
+
+def test_a_question_asking_which_is_left_to_the_lm() -> None:
+    question = "Which year had the higher gross margin, FY2023 or FY2024?"
+    assert statement_program(question, GROSS_MARGIN_ROWS, decides=False) is None
