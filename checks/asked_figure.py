@@ -29,7 +29,7 @@ def averaged_years(question: str) -> list[int] | None:
     an average "from FY2016 to FY2018") between the two fiscal years it names, their count
     agreeing with the one it states; None when it asks no such average."""
     asked = _YEARS_AVERAGE.search(question)
-    years = sorted({ref.year for ref in find_periods(question) if ref.kind == "year"})
+    years = sorted({ref.year for ref in find_periods(question) if ref.kind == "year" and ref.year})
     if asked is None or len(years) != 2:
         return None
     span = list(range(years[0], years[1] + 1))
