@@ -1,9 +1,11 @@
 """What a yes/no question asks of one figure: a direction between two periods ("an improving
-gross margin", "any drop in cash") or a sign ("positive working capital").
+gross margin", "any drop in cash"), a sign ("positive working capital"), or health ("a
+reasonably healthy liquidity profile based on its quick ratio").
 
-Code can decide either from the figures: the later period's value against the earlier
-one's, or the value against zero. A question that also names a threshold of its own ("by
-more than 10%", "above 1.5") asks something else, and gets neither.
+Code can decide each from the figures: the later period's value against the earlier
+one's, the value against zero, or the value against the level a metric is conventionally
+healthy from. A question that also names a threshold of its own ("by more than 10%",
+"above 1.5") asks something else, and gets none of them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _DOWN = re.compile(
     re.IGNORECASE,
 )
 _SIGN = re.compile(r"\b(positive|negative)\b", re.IGNORECASE)
+_HEALTH = re.compile(r"\b(healthy|health|strong|sound|adequate|sufficient)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
 
 
@@ -46,6 +49,13 @@ def asked_sign(question: str) -> Sign | None:
     if len(signs) != 1 or asked_direction(question) or _names_threshold(question):
         return None
     return "positive" if signs == {"positive"} else "negative"
+
+
+def asks_health(question: str) -> bool:
+    """Whether ``question`` asks if a figure is healthy (strong, adequate), with neither a
+    direction, a sign nor a threshold of its own."""
+    plain = asked_direction(question) is None and asked_sign(question) is None
+    return bool(_HEALTH.search(question)) and plain and not _names_threshold(question)
 
 
 def _names_threshold(question: str) -> bool:

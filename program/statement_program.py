@@ -37,7 +37,7 @@ from filingqa.checks.metric_catalogue import (
     question_defines,
 )
 from filingqa.checks.sign_check import asks_for_change
-from filingqa.checks.trend import asked_direction, asked_sign
+from filingqa.checks.trend import asked_direction, asked_sign, asks_health
 from filingqa.records.statements import SCALE_MULTIPLIERS, Scale, StatementRecord
 from filingqa.retrieval.vocabulary.fiscal import find_periods
 from filingqa.retrieval.vocabulary.line_items import question_concepts
@@ -57,8 +57,12 @@ POSITIVE_AMOUNTS = frozenset(
         "share_repurchases",
     }
 )
-_Ask = Literal["value", "direction", "sign"]
-"""What the result is: the figure, whether it moved in the direction asked, its sign."""
+ABSENT_AS_ZERO = frozenset({"short_term_investments"})
+"""Line items many balance sheets do not print at all: a metric takes one a period's
+statement lacks as zero, when its other inputs for that period were found."""
+_Ask = Literal["value", "direction", "sign", "health"]
+"""What the result is: the figure, whether it moved in the direction asked, its sign,
+whether it reaches the level the metric is healthy from."""
 _SCALE_WORDS: dict[str, Scale] = {
     "thousand": "thousands",
     "million": "millions",
@@ -84,6 +88,7 @@ class _Target:
     expression: str
     inputs: tuple[MetricInput, ...]
     amount: bool
+    healthy_from: float | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,11 @@ def _ask(question: str, target: _Target, decides: bool) -> _Ask | None:
         return "value" if len(named) <= periods and not asks_for_change(question) else None
     if asked_direction(question) is not None:
         return "direction" if len(named) <= 2 and not prior_inputs else None
-    return "sign" if asked_sign(question) is not None and len(named) <= 1 else None
+    if len(named) > 1:
+        return None
+    if asked_sign(question) is not None:
+        return "sign"
+    return "health" if asks_health(question) and target.healthy_from is not None else None
 
 
 def _takes_prior(target: _Target) -> bool:
@@ -157,6 +166,8 @@ def _result(
     if ask == "sign":
         operator = ">" if asked_sign(question) == "positive" else "<"
         return [*lines, f"result = {target.name} {operator} 0"]
+    if ask == "health":
+        return [*lines, f"result = {target.name} >= {target.healthy_from:g}"]
     return [*lines, f"result = {target.name}{_conversion(question, records, target)}"]
 
 
@@ -191,7 +202,7 @@ def _metric_target(question: str, metric: Metric, named: list[str], share: bool)
     if (share and not amount) or (amount and not share and _PERCENT.search(question)):
         return None
     name = re.sub(r"[^a-z0-9]+", "_", metric.name.lower()).strip("_")
-    return _Target(name, metric.expression, metric.inputs, amount)
+    return _Target(name, metric.expression, metric.inputs, amount, metric.healthy_from)
 
 
 def _share_of_revenue(target: _Target) -> _Target | None:
@@ -245,17 +256,25 @@ def _inputs(
     records: Sequence[StatementRecord], target: _Target, periods: _Periods, ask: _Ask
 ) -> list[str] | None:
     """One assignment per input (and per input of the earlier period for a direction),
-    each commented with the row it was read from; None when a row is missing or the rows
-    are printed at different scales."""
+    each commented with the row it was read from, a line item of :data:`ABSENT_AS_ZERO`
+    its period's statement lacks as zero; None when another row is missing, every row of a
+    period is, or the rows are printed at different scales."""
     wanted = _wanted(target, periods, earlier=ask == "direction")
     if wanted is None:
         return None
     rows = {variable: _row(records, concept, label) for variable, concept, label in wanted}
-    chosen = [row for row in rows.values() if row is not None]
-    if len(chosen) < len(rows) or len({r.scale for r in chosen if r.unit == "USD"}) > 1:
+    concepts = {variable: concept for variable, concept, _ in wanted}
+    if any(row is None and concepts[v] not in ABSENT_AS_ZERO for v, row in rows.items()):
         return None
-    lines = [_assignment(variable, row) for variable, row in zip(rows, chosen, strict=True)]
+    chosen = [row for row in rows.values() if row is not None]
+    if not chosen or len({r.scale for r in chosen if r.unit == "USD"}) > 1:
+        return None
+    lines = [_assignment(v, row) if row else _absent(v) for v, row in rows.items()]
     return lines + _averages(target)
+
+
+def _absent(variable: str) -> str:
+    return f"{variable} = 0  # not printed on the statement"
 
 
 def _wanted(

@@ -18,9 +18,16 @@ def _metric(
     formula: Callable[..., float],
     *,
     noted: bool = True,
+    healthy_from: float | None = None,
 ) -> Metric:
     return Metric(
-        name=name, aliases=aliases, unit=unit, definition=definition, formula=formula, noted=noted
+        name=name,
+        aliases=aliases,
+        unit=unit,
+        definition=definition,
+        formula=formula,
+        noted=noted,
+        healthy_from=healthy_from,
     )
 
 
@@ -205,6 +212,7 @@ _LIQUIDITY = (
         lambda total_current_assets, total_current_liabilities: (
             total_current_assets / total_current_liabilities
         ),
+        healthy_from=1.0,
     ),
     _metric(
         "quick ratio",
@@ -213,6 +221,7 @@ _LIQUIDITY = (
         "(cash and cash equivalents + short-term investments + accounts receivable) / total "
         "current liabilities",
         _quick_ratio,
+        healthy_from=1.0,
     ),
     _metric(
         "cash ratio",

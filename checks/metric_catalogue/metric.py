@@ -54,6 +54,8 @@ class Metric(BaseModel):
 
     ``noted``: whether the program writer is given the definition as a note (growth rates
     are not: the model computes a percentage change unaided, and a note shifts its output).
+    ``healthy_from``: the level at or above which the metric is conventionally read as
+    healthy (a quick ratio of 1: quick assets cover current liabilities), if there is one.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -64,6 +66,7 @@ class Metric(BaseModel):
     definition: str
     formula: Callable[..., float]
     noted: bool = True
+    healthy_from: float | None = None
 
     @property
     def names(self) -> tuple[str, ...]:

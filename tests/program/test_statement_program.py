@@ -249,3 +249,23 @@ def test_an_average_needs_the_prior_year_not_any_earlier_period() -> None:
 def test_a_question_asking_which_is_left_to_the_lm() -> None:
     question = "Which year had the higher gross margin, FY2023 or FY2024?"
     assert statement_program(question, GROSS_MARGIN_ROWS, decides=False) is None
+
+
+@pytest.mark.parametrize(("receivables", "holds"), [(900, True), (300, False)])
+def test_health_is_the_level_the_catalogue_reads_as_healthy(receivables: int, holds: bool) -> None:
+    rows = [  # no short-term investments on this balance sheet: taken as zero
+        record("cash_and_equivalents", "FY2024", 200),
+        record("accounts_receivable", "FY2024", receivables),
+        record("total_current_liabilities", "FY2024", 1000),
+    ]
+    question = (
+        "Does Acme have a reasonably healthy liquidity profile based on its quick ratio for FY2024?"
+    )
+    program = statement_program(question, rows, decides=True)
+    assert program is not None
+    assert "short_term_investments = 0  # not printed on the statement" in program
+    assert "result = quick_ratio >= 1" in program
+    assert result_of(program) is holds
+    no_level = "Does Acme have a healthy gross margin in FY2024?"  # the catalogue sets none
+    assert statement_program(no_level, GROSS_MARGIN_ROWS, decides=True) is None
+    assert statement_program(question, rows[:1], decides=True) is None  # its rows are missing
