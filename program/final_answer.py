@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from filingqa.checks.citations import Citation, citation_of, cite, unique_citations
 from filingqa.checks.degenerate import degenerate
 from filingqa.checks.holdings import NotIndexed
-from filingqa.checks.program_result import decision_of
+from filingqa.checks.program_result import comparison, decision_of
 from filingqa.checks.units import display_value, quoted_figure, scale_slips
 from filingqa.checks.unsupported_numbers import unsupported_numbers
 from filingqa.evidence.render import render
@@ -19,7 +19,7 @@ from filingqa.lm.faults import Fault
 from filingqa.lm.trace import Step, Trace
 from filingqa.program.anti_refusal import Review
 from filingqa.program.draft import Draft
-from filingqa.program.extraction import LIST_SEPARATOR
+from filingqa.program.extraction import LIST_SEPARATOR, Comparison, decided_by
 from filingqa.program.question_state import QuestionState
 from filingqa.records import Passage
 from filingqa.router.rule import ReasoningPath, RoutingDecision
@@ -121,6 +121,9 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     withheld = (
         (UNUSABLE, f"no answer: {unusable}") if unusable else _unsupported(state, draft, shown)
     )
+    assembled = _assembled(state, draft) if withheld and withheld[0] == WITHHELD else None
+    if assembled is not None:
+        shown, withheld = assembled, None
     if withheld is not None:
         text, why = withheld
         shown = NOT_STATED if outcome == "refused" else text
@@ -160,6 +163,20 @@ def _unsupported(state: QuestionState, draft: Draft, shown: str) -> tuple[str, s
         )
         return MISSCALED, f"answer withheld: {listed}, at another scale than the evidence"
     return None
+
+
+def _assembled(state: QuestionState, draft: Draft) -> str | None:
+    """The yes or no of a decided draft stated from its computation alone ("Yes. Computed:
+    margin > earlier_margin is True."), when the LM's reason quoted numbers found nowhere
+    but the program itself is traced to the evidence; None otherwise."""
+    holds = decision_of(draft.value)
+    traced = draft.checks is not None and not draft.checks.problems
+    if draft.path != "decide" or holds is None or not draft.program or not traced:
+        return None
+    answer = decided_by(Comparison(holds, comparison(draft.program) or ""), "", "")
+    check = state.trace.steps[-1]  # the number check that withheld the reason
+    check.fault, check.note = None, f"{check.note}; stated from the computation: {answer}"
+    return answer
 
 
 def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]) -> str:

@@ -221,3 +221,13 @@ def test_a_yes_or_no_may_state_a_figure_its_program_derived() -> None:
 def test_a_figure_the_program_only_wrote_down_is_still_checked() -> None:
     final = _decided_above_one("ratio = 5.1\nresult = ratio > 1", "5.1")
     assert final.outcome != "answered" and "5.1" not in final.answer
+
+
+def test_a_reason_quoting_numbers_found_nowhere_gives_way_to_the_computation() -> None:
+    program = "ocf = 812.4\ncapex = 412.6\nratio = ocf / capex\nresult = ratio > 1"
+    final = _decided_above_one(program, "2.5")  # the program computed 1.97
+    assert final.answer == "Yes. Computed: ratio > 1 is True."
+    assert final.outcome == "answered"
+    [step] = [s for s in final.trace.steps if s.name == "number check"]
+    assert step.note == "withheld: 2.5; stated from the computation: " + final.answer
+    assert step.fault is None
