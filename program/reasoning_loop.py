@@ -282,7 +282,12 @@ class ReasoningLoop(dspy.Module):
         self, state: QuestionState, passages: list[Passage], previous: Draft | None
     ) -> Draft:
         """Quoted from the evidence (a figure, a span, a list, a count), told why the
-        previous answer was rejected."""
+        previous answer was rejected; a stated figure the statement records settle is
+        computed from them instead (:meth:`_written`)."""
+        figure = previous is None and state.route.form == "looked_up"
+        written = self._written(state, passages) if figure else None
+        if written is not None:
+            return written
         form = state.route.form or "span"
         rejected = previous.feedback() if previous is not None else ""
         return self.extract(state.question, passages, form, rejected=rejected)

@@ -21,9 +21,10 @@ from ..kit.passages import (
     ListSearch,
     RecordSearch,
     held,
+    passage,
     statement_record,
 )
-from ..kit.replies import AMBIGUITY, DECIDE, NO_AMBIGUITY, WRITE, fenced
+from ..kit.replies import AMBIGUITY, DECIDE, FORM, NO_AMBIGUITY, QUOTE, WRITE, fenced
 
 HELD = held("ACME_2024_10K", "BETA_2024_10K")
 PLAIN = {"decompose": False, "query_writing": False, "curation": False}  # no LM in the search
@@ -209,3 +210,21 @@ def test_a_direction_is_decided_by_the_records_comparison(decision: str, answer:
     assert engine.count(WRITE) == 0
     assert final.path == "decide" and final.value is False  # 399.8 against 600.0
     assert final.answer.startswith(answer)  # the LM's yes cannot contradict the computation
+
+
+def test_a_stated_figure_the_records_hold_is_computed_not_quoted() -> None:
+    table = passage(  # a row stating the figure: the form is decided looked-up, quote path
+        "ACME_2024_10K:p54:table1", "(In millions)\n| | 2024 |\n| Capital expenditures | (412.6) |"
+    )
+    search = RecordSearch([table, MDNA], holdings=HELD)
+    rules: list[Rule] = [
+        (AMBIGUITY, NO_AMBIGUITY),
+        (FORM, {"form": "looked_up"}),
+        (QUOTE, {"quote": "(412.6)"}),
+    ]
+    question = "What were Acme's FY2024 capital expenditures, in USD billions?"
+    final, engine = run(rules, question, search, options={"answer_forms": "decide"})
+    [route] = [s.note for s in final.trace.steps if s.name == "route"]
+    assert route.startswith("quote")
+    assert final.path == "pot" and engine.count(QUOTE) == 0
+    assert final.value == pytest.approx(0.4126)  # the row's millions, in the billions asked
