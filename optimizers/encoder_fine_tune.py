@@ -3,10 +3,10 @@
 Starts from the pinned fp32 weights (:data:`~filingqa.models.registry.MINILM_L6_V2_WEIGHTS`)
 and trains with in-batch and hard negatives (the multiple-negatives ranking loss: each
 question's passage must outscore every other passage of its batch); mean-pooled, normalized
-embeddings as sentence-transformers computes them. The result is an int8 ONNX model beside
-the base's tokenizer files and an ``encoder.json`` naming it by the model's sha256, a folder
-fastembed loads like the pinned model. Needs the ``train`` extra (torch, transformers,
-onnx): :class:`TrainingUnavailable` says so when it is missing.
+embeddings as sentence-transformers computes them. The result is an ONNX model with 8-bit
+weights beside the base's tokenizer files and an ``encoder.json`` naming it by the model's
+sha256, a folder fastembed loads like the pinned model. Needs the ``train`` extra (torch,
+transformers, onnx, onnx-ir): :class:`TrainingUnavailable` says so when it is missing.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ TOKENIZER_FILES = (
     "vocab.txt",
 )
 OUTPUT = "last_hidden_state"  # the pinned model's output, which fastembed pools
+WEIGHT_BLOCK = 32  # input channels sharing one weight scale; divides MiniLM's 384 and 1536
 INSTALL_HINT = "pip install 'filingqa[train]'"
 
 
@@ -89,7 +90,7 @@ def fine_tune(
     ``examples`` and export it to ``out`` (see the module docstring).
 
     Raises:
-        TrainingUnavailable: torch, transformers or onnx is missing.
+        TrainingUnavailable: torch, transformers, onnx or onnx-ir is missing.
         ValueError: no examples.
     """
     if not examples:
@@ -137,9 +138,16 @@ def fine_tune(
 def export_encoder(
     torch: ModuleType, model: Any, tokenizer: Any, weights: Path, out: Path, spec: EmbeddingSpec
 ) -> str:
-    """Write ``model`` to ``out`` as int8 ONNX (inputs and output as the pinned model's)
-    with the tokenizer files of ``weights`` and ``encoder.json``; returns the encoder's name."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
+    """Write ``model`` to ``out`` as ONNX with 8-bit weights (inputs and output as the
+    pinned model's) with the tokenizer files of ``weights`` and ``encoder.json``; returns
+    the encoder's name.
+
+    Only the weights are quantized (blocks of :data:`WEIGHT_BLOCK` along each input
+    channel; activations stay fp32): quantizing activations too, per batch, would move a
+    passage's vector with the other passages embedded beside it."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import (  # type: ignore[import-untyped]
+        MatMulNBitsQuantizer,
+    )
 
     out.mkdir(parents=True, exist_ok=True)
     sample = tokenizer(["a passage"], return_tensors="pt")
@@ -157,10 +165,11 @@ def export_encoder(
             opset_version=17,
             dynamo=False,
         )
-        # per channel: per tensor, int8 weights move the embeddings by up to 0.17 in cosine
-        quantize_dynamic(
-            str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True
+        quantizer = MatMulNBitsQuantizer(
+            str(fp32), bits=8, block_size=WEIGHT_BLOCK, is_symmetric=True
         )
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(out / "model.onnx"))
     for name in TOKENIZER_FILES:
         shutil.copyfile(weights / name, out / name)
     pinned = pin_of(out / "model.onnx")
@@ -194,6 +203,7 @@ def _quiet_export() -> Iterator[None]:
 def _training_libraries() -> tuple[ModuleType, ModuleType]:
     try:
         import onnx  # noqa: F401  (the ONNX export needs it)
+        import onnx_ir  # noqa: F401  (and the weight-only quantizer)
         import torch
         import transformers
     except ImportError as missing:

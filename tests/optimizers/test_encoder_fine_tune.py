@@ -88,6 +88,17 @@ def test_the_tuned_encoder_ranks_each_question_s_passage_first(
     assert list((queries @ passages.T).argmax(axis=1)) == [0, 1, 2, 3]
 
 
+def test_a_passage_embeds_alike_alone_and_beside_others(
+    tiny_weights: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    settings = EncoderSettings(epochs=1, batch_size=4)
+    fine_tune(_examples(), tiny_weights, tmp_path / "encoder", settings, spec=TINY)
+    embedder = Embedder.load(str(tmp_path / "encoder"), cache=False)
+    alone = embedder.embed_passages([PAIRS[0][1]])
+    beside = embedder.embed_passages([PAIRS[0][1], " ".join(p for _, p in PAIRS)])
+    assert np.allclose(alone[0], beside[0], atol=1e-5)  # weights only: no per-batch scale
+
+
 def test_an_index_s_tuned_encoder_is_found_by_name_once_installed(
     tiny_weights: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
