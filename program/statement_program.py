@@ -8,7 +8,7 @@ outflow as a positive amount) and applies the catalogue's formula
 (:attr:`~filingqa.checks.metric_catalogue.Metric.expression`). Its ``result`` is the figure,
 converted to the scale the question asks for; for a yes/no question, the comparison code
 can decide (:mod:`~filingqa.checks.trend`): the later period's figure against the earlier
-one's, or the figure against zero.
+one's, the figure against zero, or against the level the catalogue reads as healthy.
 
 The figure may also be an amount as a share of revenue ("the D&A % margin", "cost of goods
 sold as a % of revenue") or an average over a span of fiscal years ("the FY2015 - FY2017
@@ -126,8 +126,9 @@ def _ask(question: str, target: _Target, decides: bool) -> _Ask | None:
     """What the program's result must be, or None when code cannot settle the question:
     an aggregate (a sum, or an average other than the formula's average balances), a
     figure of more periods than its formula takes, a change asked as a figure, a yes/no
-    asking neither a direction nor a sign, or a direction of a figure whose formula takes a
-    prior period's balance (that period's own prior is not looked up)."""
+    asking neither a direction, a sign nor health (of a metric with a healthy level), or a
+    direction of a figure whose formula takes a prior period's balance (that period's own
+    prior is not looked up)."""
     named = {period.text.lower() for period in find_periods(question)}
     prior_inputs = _takes_prior(target)
     if _AGGREGATE.search(question) or (_AVERAGE.search(question) and not prior_inputs):
