@@ -15,8 +15,11 @@ With ``statement_rows`` (on by default), a question about one company's figures 
 periods over a handle that looks statement records up gets those figures as labelled rows
 ahead of the passages (:mod:`~filingqa.evidence.statement_rows`): the concepts the question
 names and the inputs of each catalogue metric it names (none for a metric whose formula the
-question states: that formula's concepts are among those it names), for the periods it
-names, and the prior period too for an average or a change of one period.
+question states: that formula's concepts are among those it names), revenue for a share
+of revenue, for the periods it names (every year of a span it averages over), and the prior
+period too for an average, a change or a direction of one period. The records found are
+kept on the question's state, for the reasoning loop to write a program from
+(:mod:`~filingqa.program.statement_program`).
 """
 
 from __future__ import annotations
