@@ -22,10 +22,15 @@ from ..retrieval.filings import fake_embedder, write_filings
 
 QUESTION = "What was Acme's total revenue in fiscal 2024?"
 PROGRAM = "total_revenue_2024 = 1250.0\nresult = total_revenue_2024"
+WORKING = (
+    "revenue = 1250  # Total revenue | FY2024 | ACME_2024_10K p.3 millions\nresult = revenue\n"
+)
+"""QUESTION's working: its figure is in the statement records, so code writes the program."""
 
 
 def program_lm() -> dspy.LM:
-    """The scripted backbone: one pass of the program, the code reading Acme's revenue."""
+    """The scripted backbone: one pass of the program, the code reading Acme's revenue (when
+    the statement records do not settle the question)."""
     return marker_lm(
         [
             (AMBIGUITY, chat(**NO_AMBIGUITY)),

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 from PIL import Image
 
-from .conftest import PROGRAM, QUESTION
+from .conftest import QUESTION, WORKING
 
 
 def events(body: str) -> list[tuple[str, dict]]:
@@ -28,7 +28,7 @@ async def test_ask_gives_the_answer_its_working_and_the_cited_text(client) -> No
     assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["answer"] == "1,250 million"
-    assert (answer["outcome"], answer["working"]) == ("answered", PROGRAM)
+    assert (answer["outcome"], answer["working"]) == ("answered", WORKING)
     cited = answer["citations"]
     assert [(c["doc"], c["page"]) for c in cited] == [("ACME_2024_10K", 3)]
     assert "| Total revenue | 1,250.0 | 900.0 |" in cited[0]["text"]
