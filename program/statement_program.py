@@ -154,8 +154,8 @@ def _result(
     question: str, records: Sequence[StatementRecord], target: _Target, ask: _Ask
 ) -> list[str]:
     """The lines computing the target from its inputs and setting ``result``: the figure
-    (at the scale the question asks for), the later figure against the earlier one, or the
-    figure against zero."""
+    (at the scale the question asks for), the later figure against the earlier one, the
+    figure against zero, or against the level it is healthy from."""
     computes = target.expression != target.name
     lines = [f"{target.name} = {target.expression}"] if computes else []
     if ask == "direction":
