@@ -46,14 +46,15 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"sg&a(?: expenses?)?",
     ),
     "research_development": (
-        r"research,? (?:and|&) development(?: expenses?| costs?)?",
+        r"research,? (?:and|&) development(?: expenses?| costs?)?(?:,? net)?",
         r"research, development and related expenses",
         r"technology and development",
     ),
     "operating_expenses": (r"total (?:operating )?(?:costs and )?expenses",),
     "operating_income": (
         r"(?:total )?operating (?:income|profit|earnings|loss)(?: \(loss\))?",
-        r"(?:\(loss\) )?(?:income|earnings|profit)(?: \(loss\))? from operations",
+        r"(?:\(loss\) ?/? ?)?(?:income|earnings|profit|loss)(?: ?/? ?\((?:loss|income)\))?"
+        r" from operations",
         r"operating \(loss\) income",
     ),
     "interest_expense": (r"interest expense(?:,? net)?", r"interest (?:expense )?on debt"),
@@ -67,7 +68,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?: \(benefit\))?",
         r"(?:provision for )?income tax(?:es)?(?: expense| provision)?(?: \(benefit\))?"
         r"(?: \(expense\) benefit)?",
-        r"income tax (?:\(expense\) benefit|expense \(benefit\)|\(benefit\) expense)",
+        r"income tax (?:\(expense\) ?/? ?benefit|expense \(benefit\)|\(benefit\) expense"
+        r"|benefit ?/? ?\(expense\))",
     ),
     "net_income": (
         r"net (?:income|earnings|loss|profit)(?: \(loss\))?",
