@@ -38,7 +38,8 @@ from filingqa.checks.metric_catalogue import (
 )
 from filingqa.checks.sign_check import asks_for_change
 from filingqa.checks.trend import asked_direction, asked_sign, asks_health
-from filingqa.records.statements import SCALE_MULTIPLIERS, Scale, StatementRecord
+from filingqa.core.numbers import SCALE_WORDS, asked_scale
+from filingqa.records.statements import SCALE_MULTIPLIERS, StatementRecord
 from filingqa.retrieval.vocabulary.fiscal import find_periods
 from filingqa.retrieval.vocabulary.line_items import question_concepts
 
@@ -63,12 +64,6 @@ statement lacks as zero, when its other inputs for that period were found."""
 _Ask = Literal["value", "direction", "sign", "health"]
 """What the result is: the figure, whether it moved in the direction asked, its sign,
 whether it reaches the level the metric is healthy from."""
-_SCALE_WORDS: dict[str, Scale] = {
-    "thousand": "thousands",
-    "million": "millions",
-    "billion": "billions",
-}
-_SCALE_ASKED = re.compile(r"\b(thousand|million|billion)s?\b", re.IGNORECASE)
 _COMPUTING = re.compile(  # a line item named in a question computing something from it
     r"\b(ratio|percent(age)?s?|proportion|share of|margin|per|rate|turnover|return)\b|%",
     re.IGNORECASE,
@@ -368,14 +363,15 @@ def _labels(records: Sequence[StatementRecord], target: _Target) -> list[str]:
 
 
 def _conversion(question: str, records: Sequence[StatementRecord], target: _Target) -> str:
-    """`` / 1000`` (etc.) when the target is an amount and ``question`` asks for it at
-    another scale than its rows print; else nothing."""
-    asked = {_SCALE_WORDS[word.lower()] for word in _SCALE_ASKED.findall(question)}
+    """`` / 1000`` (etc.) when the target is an amount and ``question`` asks for it in a
+    unit (:func:`~filingqa.core.numbers.asked_scale`) at another scale than its rows print;
+    else nothing."""
+    asked = asked_scale(question)
     printed = {r.scale for r in records if r.concept in {n.concept for n in target.inputs}}
-    if not target.amount or len(asked) != 1 or len(printed) != 1:
+    if not target.amount or asked is None or len(printed) != 1:
         return ""
-    (to,), (scale,) = asked, printed
-    factor = SCALE_MULTIPLIERS[to] / SCALE_MULTIPLIERS[scale]
+    (scale,) = printed
+    factor = SCALE_WORDS[asked] / SCALE_MULTIPLIERS[scale]
     if factor == 1:
         return ""
     return f" / {factor:g}" if factor > 1 else f" * {1 / factor:g}"
