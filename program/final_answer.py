@@ -118,12 +118,9 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     cited = [p for p in draft.passages if citation_of(p).passage_id in cited_ids]
     shown = _shown(state, draft, answer, cited)
     unusable = degenerate(shown) if isinstance(review, Review) else draft.unusable
-    withheld = (
-        (UNUSABLE, f"no answer: {unusable}") if unusable else _unsupported(state, draft, shown)
-    )
-    assembled = _assembled(state, draft) if withheld and withheld[0] == WITHHELD else None
-    if assembled is not None:
-        shown, withheld = assembled, None
+    withheld: tuple[str, str] | None = (UNUSABLE, f"no answer: {unusable}")
+    if not unusable:
+        shown, withheld = _number_checked(state, draft, shown)
     if withheld is not None:
         text, why = withheld
         shown = NOT_STATED if outcome == "refused" else text
@@ -144,39 +141,45 @@ def from_draft(state: QuestionState, draft: Draft, review: Review | Fault | None
     )
 
 
-def _unsupported(state: QuestionState, draft: Draft, shown: str) -> tuple[str, str] | None:
-    """What is said instead of ``shown`` and why, when it quotes a number found neither in
-    the evidence nor among the computed values, or an evidence figure at another scale."""
+def _number_checked(
+    state: QuestionState, draft: Draft, shown: str
+) -> tuple[str, tuple[str, str] | None]:
+    """``shown`` after the number checks, and what is said instead and why when they
+    withhold it: it quotes a number found neither in the evidence nor among the computed
+    values (a decided yes/no whose program is traced is then stated from its computation,
+    :func:`_from_computation`), or an evidence figure at another scale."""
     evidence = f"{state.question}\n{render(draft.passages)}"
     invented = unsupported_numbers(shown, evidence, draft.computed())
     if invented:
         listed = ", ".join(f"{n:g}" for n in invented)
+        stated = _from_computation(draft)
+        if stated is not None:
+            note = f"withheld: {listed}; stated from the computation: {stated}"
+            state.trace.record(Step(name="number check", note=note))
+            return stated, None
         state.trace.record(
             Step(name="number check", fault="unsupported_number", note=f"withheld: {listed}")
         )
-        return WITHHELD, f"answer withheld: {listed} not in the evidence nor computed"
+        return shown, (WITHHELD, f"answer withheld: {listed} not in the evidence nor computed")
     slips = scale_slips(shown, draft.passages)
     if slips:
         listed = "; ".join(slips)
         state.trace.record(
             Step(name="scale check", fault="unsupported_number", note=f"withheld: {listed}")
         )
-        return MISSCALED, f"answer withheld: {listed}, at another scale than the evidence"
-    return None
+        return shown, (MISSCALED, f"answer withheld: {listed}, at another scale than the evidence")
+    return shown, None
 
 
-def _assembled(state: QuestionState, draft: Draft) -> str | None:
+def _from_computation(draft: Draft) -> str | None:
     """The yes or no of a decided draft stated from its computation alone ("Yes. Computed:
-    margin > earlier_margin is True."), when the LM's reason quoted numbers found nowhere
-    but the program itself is traced to the evidence; None otherwise."""
+    margin > earlier_margin is True."), when its program is traced to the evidence; None
+    otherwise."""
     holds = decision_of(draft.value)
     traced = draft.checks is not None and not draft.checks.problems
     if draft.path != "decide" or holds is None or not draft.program or not traced:
         return None
-    answer = decided_by(Comparison(holds, comparison(draft.program) or ""), "", "")
-    check = state.trace.steps[-1]  # the number check that withheld the reason
-    check.fault, check.note = None, f"{check.note}; stated from the computation: {answer}"
-    return answer
+    return decided_by(Comparison(holds, comparison(draft.program) or ""), "", "")
 
 
 def _shown(state: QuestionState, draft: Draft, answer: str, cited: list[Passage]) -> str:
