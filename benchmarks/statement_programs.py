@@ -27,7 +27,7 @@ from filingqa.program.evidence_gatherer import row_concepts, row_periods
 from filingqa.program.pot import answer_text
 from filingqa.program.statement_program import statement_program
 from filingqa.records.qa_record import QARecord
-from filingqa.records.search_handle import holdings_of, statement_records_of
+from filingqa.records.search_handle import Holdings, holdings_of, statement_records_of
 from filingqa.retrieval.index.locations import default_index_dir
 from filingqa.retrieval.search.pipeline import FilingSearch
 from filingqa.sandbox import run_python
@@ -46,7 +46,10 @@ def main() -> None:
     search = FilingSearch.open(args.index)
     ids = set(load_slice(args.slice, dataset="financebench:dev").ids)
     records = [r for r in load_dataset("financebench:dev", args.data_dir) if r.id in ids]
-    rows = [_row(search, record) for record in records]
+    holdings = holdings_of(search)
+    if holdings is None:
+        raise SystemExit(f"{args.index} holds no document metadata: rebuild it with filingqa index")
+    rows = [_row(search, holdings, record) for record in records]
     search.close()
     _print(rows)
     out = args.out or RUNS / f"statement-programs-{args.slice}.json"
@@ -54,12 +57,11 @@ def main() -> None:
     print(f"wrote {out}")
 
 
-def _row(search: FilingSearch, record: QARecord) -> dict[str, Any]:
+def _row(search: FilingSearch, holdings: Holdings, record: QARecord) -> dict[str, Any]:
     """The question's program (if any), its value and the judge's verdict."""
     question_type = str(record.meta.get("question_type", ""))
     row: dict[str, Any] = {"id": record.id, "question_type": question_type, "program": False}
-    holdings = holdings_of(search)
-    scope = check_holdings(record.question, holdings) if holdings else None
+    scope = check_holdings(record.question, holdings)
     if not isinstance(scope, CompanyScope) or len(scope.companies) != 1:
         return row
     company = scope.companies[0].name
