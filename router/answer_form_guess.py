@@ -59,10 +59,13 @@ _CHOICE = re.compile(
     r"segment|region|category|quarter|product|business|division)\b",
     re.IGNORECASE,
 )
-# A leading phrase before the question proper: "As of Q2'2023, is …", "For Pfizer, which …"
+# A leading phrase before the question proper: "As of Q2'2023, is …", "For Pfizer, which …",
+# "Looking at VaR, did …"
 _LEADING_PHRASE = re.compile(
     r"^\s*(?:(?:as of|for|in|during|among|according to|based on|basing|when|with|taking|"
-    r"in agreement with)\b(?!\s+(?:which|what|how)\b)[^,?]{0,100},\s*)+",
+    r"in agreement with|looking at|considering|regarding|given|using|judging (?:by|from)|"
+    r"focusing on|on the basis of|relative to|compared (?:to|with))\b"
+    r"(?!\s+(?:which|what|how)\b)[^,?]{0,100},\s*)+",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(

@@ -37,6 +37,14 @@ FORMS: list[tuple[str, str, bool, str]] = [
         "value",
     ),
     ("As of Q2'2023, is Pfizer spinning off any large business segments?", "yes_no", True, "value"),
+    (
+        "Looking at VaR, did the risk the bank faced in Q2 2023 decrease from a year earlier?",
+        "yes_no",
+        True,
+        "value",
+    ),
+    ("Considering its filings, has the company paid dividends in FY2022?", "yes_no", True, "value"),
+    ("Given the 10-K, what was the gross profit in 2018?", "looked_up", False, "value"),
     ("Why did operating income decrease in fiscal 2019?", "explanation", True, "value"),
     ("What drove the gross margin change in FY2022?", "explanation", True, "value"),
     ("How is the depreciation calculated?", "explanation", True, "value"),
@@ -71,6 +79,7 @@ def test_the_first_guess_reads_the_form_from_the_wording(
         ("Does American Water Works have positive working capital based on FY2022 data?", True),
         ("Did AMD report customer concentration in FY22?", False),
         ("As of Q2'2023, is Pfizer spinning off any large business segments?", False),
+        ("Looking at VaR, did the risk the bank faced decrease from a year earlier?", True),
     ],
 )
 def test_a_yes_no_naming_a_computation_trend_or_metric_is_decided_by_a_program(
