@@ -34,6 +34,17 @@ RECENT_QUERIES = 32
 _OFFLINE_NAMES = frozenset({DEFAULT_EMBEDDING.key, DEFAULT_EMBEDDING.fastembed_name})
 
 
+def by_length(texts: list[str], embed: Callable[[list[str]], Sequence[np.ndarray]]) -> np.ndarray:
+    """``embed(texts)`` with the texts handed over shortest first, so that each batch is
+    padded to a length near its own texts' (a batch is padded to its longest), and the
+    vectors returned in the order of ``texts``."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = np.asarray(embed([texts[i] for i in order]), dtype=np.float32)
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
+
+
 class Embedder:
     """Embeds passages and queries with one model into ``dim``-d float32 vectors.
 
@@ -132,7 +143,7 @@ class Embedder:
         tokenizer gives the window and the token count."""
 
         def passages(texts: list[str]) -> np.ndarray:
-            return np.asarray(list(model.passage_embed(texts)), dtype=np.float32)
+            return by_length(texts, lambda ordered: list(model.passage_embed(ordered)))
 
         def queries(texts: list[str]) -> np.ndarray:
             return np.asarray(list(model.query_embed(texts)), dtype=np.float32)

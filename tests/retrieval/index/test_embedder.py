@@ -8,7 +8,7 @@ import diskcache
 import numpy as np
 import pytest
 
-from filingqa.retrieval.index.embedder import RECENT_QUERIES, Embedder
+from filingqa.retrieval.index.embedder import RECENT_QUERIES, Embedder, by_length
 from filingqa.retrieval.index.passage_recipe import HEADER_TOKENS, SPECIAL_TOKENS
 
 
@@ -120,3 +120,15 @@ def test_the_offline_minilm_cuts_passages_to_its_window_by_its_tokenizer() -> No
     recipe = embedder.passage_recipe()
     assert recipe.header is not None and recipe.budget.counted_by == "all-MiniLM-L6-v2"
     assert recipe.budget.text == 256 - SPECIAL_TOKENS - HEADER_TOKENS
+
+
+def test_texts_are_embedded_shortest_first_and_returned_in_their_order() -> None:
+    seen: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[np.ndarray]:
+        seen.append(texts)
+        return [np.array([float(len(t)), 0.0]) for t in texts]
+
+    vectors = by_length(["a longer passage", "short", "a mid one"], embed)
+    assert seen == [["short", "a mid one", "a longer passage"]]
+    assert vectors[:, 0].tolist() == [16.0, 5.0, 9.0]
