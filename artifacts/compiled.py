@@ -16,6 +16,8 @@ from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
 from filingqa.lm.backbone import Backbone, configure, get_lm
+from filingqa.models.embedding import install_tuned_encoder, is_tuned_encoder, read_tuned_encoder
+from filingqa.models.store import ModelNotReady
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
 from filingqa.retrieval.search.rerank import Reranker
@@ -30,8 +32,10 @@ class WorkedExamplesUnavailable(UserWarning):
 def read_program(path: str | Path) -> FinancialQA:
     """The compiled program in ``path`` (state, structure, router, worked examples,
     reranker, ``manifest``) without touching the LM: it runs with whatever DSPy's current
-    LM is. Worked examples are read back from the data dir; without it (or with other data
-    files) the program runs without them, with a :class:`WorkedExamplesUnavailable` warning.
+    LM is. The compile's fine-tuned encoder, if any, is installed into the model store
+    (:func:`artifact_encoder`). Worked examples are read back from the data dir; without it
+    (or with other data files) the program runs without them, with a
+    :class:`WorkedExamplesUnavailable` warning.
 
     Raises:
         the same errors as :func:`load`.
@@ -55,7 +59,27 @@ def read_program(path: str | Path) -> FinancialQA:
     reranker = read_reranker(directory)
     if reranker is not None:
         qa.reranker = reranker
+    artifact_encoder(directory, manifest)
     return qa
+
+
+def artifact_encoder(directory: Path, manifest: Manifest | None = None) -> Path | None:
+    """The store folder of the encoder the compile in ``directory`` fine-tuned, installed
+    there from the artifact (so an index embedded by it embeds its queries with it); None
+    when the compile trained none.
+
+    Raises:
+        ModelNotReady: the artifact's encoder is missing or not the one its manifest pins.
+    """
+    manifest = manifest or _manifest(directory)
+    if manifest.encoder is None:
+        return None
+    folder = directory / manifest.encoder["dir"]
+    if not is_tuned_encoder(folder):
+        raise ModelNotReady(f"{directory}: the compile's encoder is missing from {folder}")
+    if read_tuned_encoder(folder).model.sha256 != manifest.encoder["sha256"]:
+        raise ModelNotReady(f"{folder}: not the encoder {directory / 'manifest.json'} pins")
+    return install_tuned_encoder(folder)
 
 
 def read_reranker(directory: Path) -> Reranker | None:

@@ -124,6 +124,9 @@ class Manifest(BaseModel):
     selection: Selection | None = None
     router: dict[str, Any] | None = None
     reranker: dict[str, Any] | None = None
+    encoder: dict[str, Any] | None = None
+    """The encoder stage: the fine-tuned embedder's folder, name and sha256 (None: not
+    trained); ``filingqa index --program`` embeds with it."""
     search: dict[str, Any] = {}
     """``SearchSettings`` changes the program searches with, e.g. the remote rerank stage
     (``remote_rerank``, ``remote_rerank_api_base`` without credentials); :func:`filingqa.load`

@@ -206,16 +206,17 @@ def estimate(
     calibration: int,
     local: bool,
     reranker: StageCost | None = None,
+    encoder: StageCost | None = None,
     calibration_is_dev: bool = False,
     calibration_looped: int = 0,
     open_questions: int = 0,
     page_questions: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
-    ``reranker`` training (None: skipped), at the assumed speed. When the calibration
-    questions are the dev draw, the kept module's dev answers hold their single passes,
-    which the cache answers; a kept program's (``target`` program) hold the full loops too
-    of the ``calibration_looped`` questions its keyword rule sent through the loop. The
+    ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed. When the
+    calibration questions are the dev draw, the kept module's dev answers hold their single
+    passes, which the cache answers; a kept program's (``target`` program) hold the full
+    loops too of the ``calibration_looped`` questions its keyword rule sent through the loop. The
     open-corpus stage's ``open_questions`` are counted in average compile calls
     (:data:`OPEN_CALL_WEIGHT`), its page check's ``page_questions`` by their query-writing
     calls (:data:`PAGE_CALL_WEIGHT`)."""
@@ -240,7 +241,11 @@ def estimate(
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
         weights=weights,
-        other={"reranker training": reranker} if reranker else {},
+        other={
+            stage: cost
+            for stage, cost in (("reranker training", reranker), ("encoder training", encoder))
+            if cost is not None
+        },
         slowed_calls=sum(calls for stage, calls in stages.items() if stage in slowed),
         demos=demos,
         seconds_per_call=LOCAL_SECONDS_PER_CALL[settings.target] if local else API_SECONDS_PER_CALL,

@@ -17,7 +17,10 @@ The stages, one function each returning its record
    uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
 4. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
    the path that trains the shipped one: it builds the indexes of its training splits under
-   ``FILINGQA_HOME/indexes`` when missing, else reuses them);
+   ``FILINGQA_HOME/indexes`` when missing, else reuses them), then the encoder
+   (``encoder/``, :func:`~filingqa.optimizers.encoder_stage.train_artifact_encoder`: the
+   embedder fine-tuned on what the served search returns; skipped with a line without the
+   ``train`` extra);
 5. the open-corpus stage (:mod:`~filingqa.optimizers.open_corpus_stage`): the retrieval
    steps chosen by cost over an index when it is built, searching it reranked as the
    artifact will (each structure's rows in ``open/``), ``program.json`` saved again with
@@ -55,6 +58,7 @@ from filingqa.optimizers.compile_stages import (
     score_before,
     train_artifact_reranker,
 )
+from filingqa.optimizers.encoder_stage import train_artifact_encoder
 from filingqa.optimizers.open_corpus_stage import choose_retrieval
 from filingqa.optimizers.optimization_stage import optimize_prompts, search_structure
 from filingqa.optimizers.optimizer_registry import STRUCTURE
@@ -135,6 +139,11 @@ def run_compile(
             if request.skip_retriever
             else train_artifact_reranker(request.out_dir, data_dir, progress=progress, say=say)
         )
+        encoder = (
+            None
+            if request.skip_retriever or request.skip_encoder
+            else train_artifact_encoder(request.out_dir, data_dir, progress=progress, say=say)
+        )
         say("5/7 open corpus: the retrieval steps by what they cost and earn")
         kept, open_stage = choose_retrieval(run, kept)
         say(f"    {open_stage.describe()}")
@@ -150,6 +159,7 @@ def run_compile(
         kept=kept,
         router=router,
         reranker=reranker,
+        encoder=encoder,
         open_stage=open_stage,
         data_dir=data_dir,
     )
@@ -184,7 +194,9 @@ def claim(request: CompileRequest) -> None:
 
 
 def _current(written: dict[str, Any]) -> dict[str, Any]:
-    """``compile.json`` as written, without the optimizer settings since retired."""
+    """``compile.json`` as written, without the optimizer settings since retired, with the
+    settings since added at their defaults."""
+    written = {"skip_encoder": False} | written  # before the encoder stage
     settings = written.get("settings")
     if not isinstance(settings, dict):
         return written

@@ -24,6 +24,7 @@ from filingqa.optimizers.compile_records import (
     RerankerStage,
     RouterStage,
 )
+from filingqa.optimizers.encoder_stage import EncoderStage
 from filingqa.optimizers.open_corpus_stage import OpenCorpusStage
 
 
@@ -37,6 +38,7 @@ def assemble_manifest(
     kept: KeptProgram,
     router: RouterStage,
     reranker: RerankerStage | None,
+    encoder: EncoderStage | None = None,
     open_stage: OpenCorpusStage | None = None,
     data_dir: Path | None = None,
 ) -> Manifest:
@@ -69,6 +71,7 @@ def assemble_manifest(
         selection=kept.selection,
         router=router.manifest_entry(),
         reranker=reranker.model_dump() if reranker is not None else None,
+        encoder=encoder.model_dump() if encoder is not None else None,
         estimate=plan.estimate.model_dump() | {"minutes": round(plan.estimate.minutes, 1)},
         lm_calls={
             "dev before": before.lm_calls,
@@ -78,7 +81,9 @@ def assemble_manifest(
             "router labels": router.lm_calls,
         },
         wall_seconds=round(
-            sum(stage_seconds) + (reranker.seconds if reranker is not None else 0.0), 1
+            sum(stage_seconds)
+            + sum(stage.seconds for stage in (reranker, encoder) if stage is not None),
+            1,
         ),
     )
 

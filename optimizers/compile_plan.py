@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict
 from filingqa.artifacts.manifest import redact_url
 from filingqa.datasets import DatasetError
 from filingqa.lm.backbone import Backbone
-from filingqa.optimizers import compile_data
-from filingqa.optimizers.budget import BudgetEstimate, estimate
+from filingqa.optimizers import compile_data, encoder_stage
+from filingqa.optimizers.budget import BudgetEstimate, StageCost, estimate
 from filingqa.optimizers.compile_data import SplitSpec
+from filingqa.optimizers.encoder_fine_tune import trainable
 from filingqa.optimizers.optimizer_registry import STRUCTURE
 from filingqa.optimizers.presets import OptimizerSettings
 from filingqa.optimizers.structure_search import LOCAL_SPACE, Structure, candidates, rung_sizes
@@ -39,6 +40,7 @@ class CompileRequest(BaseModel):
     settings: OptimizerSettings
     calibration: list[str] | None = None
     skip_retriever: bool = False
+    skip_encoder: bool = False
 
     def public(self) -> dict[str, Any]:
         """The request as the JSON of ``compile.json``: backbones as their strings, the API
@@ -53,6 +55,7 @@ class CompileRequest(BaseModel):
             "settings": self.settings.model_dump(mode="json"),
             "calibration": self.calibration,
             "skip_retriever": self.skip_retriever,
+            "skip_encoder": self.skip_encoder,
         }
 
 
@@ -128,6 +131,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         calibration=len(calibration),
         local=request.backbone.local_model,
         reranker=None if request.skip_retriever else expected_cost(),
+        encoder=None if request.skip_retriever or request.skip_encoder else _encoder_cost(),
         calibration_is_dev=not request.calibration,
         calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
         open_questions=len(open_dev),
@@ -144,6 +148,12 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         open_index=open_index,
         open_skipped=open_skipped,
     )
+
+
+def _encoder_cost() -> StageCost | None:
+    """The encoder stage's cost as its reference run measured it; None when the ``train``
+    extra is missing (the stage is then skipped)."""
+    return encoder_stage.expected_cost() if trainable() else None
 
 
 def _draw_open(specs: list[str], seed: int, data_dir: Path | None) -> list[QARecord]:

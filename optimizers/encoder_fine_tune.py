@@ -11,6 +11,7 @@ transformers, onnx, onnx-ir): :class:`TrainingUnavailable` says so when it is mi
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 import random
@@ -96,7 +97,7 @@ def fine_tune(
     if not examples:
         raise ValueError("no contrastive examples to train the encoder on")
     settings = settings or EncoderSettings()
-    torch, transformers = _training_libraries()
+    torch, transformers = training_libraries()
     started = time.perf_counter()
     if threads:
         torch.set_num_threads(threads)
@@ -200,7 +201,20 @@ def _quiet_export() -> Iterator[None]:
         root.setLevel(level)
 
 
-def _training_libraries() -> tuple[ModuleType, ModuleType]:
+TRAINING_MODULES = ("onnx", "onnx_ir", "torch", "transformers")
+
+
+def trainable() -> bool:
+    """Whether the ``train`` extra's libraries are installed (found, not imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in TRAINING_MODULES)
+
+
+def training_libraries() -> tuple[ModuleType, ModuleType]:
+    """torch and transformers, once the ``train`` extra is found complete.
+
+    Raises:
+        TrainingUnavailable: a library of the extra is missing, naming it.
+    """
     try:
         import onnx  # noqa: F401  (the ONNX export needs it)
         import onnx_ir  # noqa: F401  (and the weight-only quantizer)

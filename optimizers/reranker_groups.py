@@ -14,6 +14,7 @@ evaluated split (FinQA dev and ConvFinQA dev share report pages) or in a report 
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,10 @@ from filingqa.retrieval.search.rerank_features import Candidate, QueryInfo, feat
 if TYPE_CHECKING:
     from filingqa.evaluation.retrieval.gold import EvalQuery
     from filingqa.retrieval.search.pipeline import FilingSearch, SearchSettings
+
+
+SAMPLE_SEED = 0
+"""The seed a split's questions are sampled with, so a rerun searches the same ones."""
 
 
 class DataLeakError(ValueError):
@@ -130,9 +135,12 @@ def split_groups(
     settings: SearchSettings,
     data_dir: Path | None = None,
     progress: bool = False,
+    *,
+    sample: int | None = None,
 ) -> tuple[list[Group], SplitRun]:
-    """:func:`search_groups` of the questions of ``spec`` over its own index (built when
-    missing, else reused), and what that cost.
+    """:func:`search_groups` of the questions of ``spec`` (``sample``: that many of them,
+    drawn with a fixed seed) over its own index (built when missing, else reused), and what
+    that cost.
 
     Raises:
         DataLeakError: a document or question of ``spec`` is in ``evaluated``.
@@ -141,6 +149,8 @@ def split_groups(
 
     check_hygiene(load_dataset(spec, data_dir), evaluated)
     queries = dataset_queries(spec, data_dir)
+    if sample is not None and sample < len(queries):
+        queries = random.Random(SAMPLE_SEED).sample(queries, sample)
     return _searched(spec, queries, settings, data_dir, progress)
 
 
@@ -227,10 +237,11 @@ def training_groups(
     progress: bool = False,
     *,
     train_slices: Sequence[str] = (),
+    split_sample: int | None = None,
 ) -> tuple[list[Group], dict[str, SplitRun]]:
-    """:func:`split_groups` of every split of ``train_specs`` and :func:`slice_groups` of
-    every slice of ``train_slices``, each checked against the questions of ``eval_specs``,
-    and what each cost.
+    """:func:`split_groups` of every split of ``train_specs`` (``split_sample``: that many
+    questions of each) and :func:`slice_groups` of every slice of ``train_slices``, each
+    checked against the questions of ``eval_specs``, and what each cost.
 
     Raises:
         DataLeakError: a training document or question is in one of ``eval_specs`` (or, for
@@ -240,7 +251,9 @@ def training_groups(
     groups: list[Group] = []
     runs: dict[str, SplitRun] = {}
     for spec in train_specs:
-        found, runs[spec] = split_groups(spec, evaluated, settings, data_dir, progress)
+        found, runs[spec] = split_groups(
+            spec, evaluated, settings, data_dir, progress, sample=split_sample
+        )
         groups += found
     for name in train_slices:
         found, runs[name] = slice_groups(name, evaluated, settings, data_dir, progress)

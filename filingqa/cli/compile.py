@@ -68,7 +68,14 @@ def add_parser(commands: Commands) -> None:
         "questions than it loses with a one-sided sign-test p-value at most this (default "
         "0.1; 1 keeps any compiled program that wins more than it loses)",
     )
-    run.add_argument("--skip-retriever", action="store_true", help="do not train the reranker")
+    run.add_argument(
+        "--skip-retriever", action="store_true", help="do not train the reranker or the encoder"
+    )
+    run.add_argument(
+        "--skip-encoder",
+        action="store_true",
+        help="do not fine-tune the encoder (skipped anyway without the train extra)",
+    )
     run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     run.add_argument(
         "--dry-run", action="store_true", help="print the plan and budget estimate only"
@@ -106,6 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=settings,
         calibration=args.calibration or None,
         skip_retriever=args.skip_retriever,
+        skip_encoder=args.skip_encoder,
     )
     data_dir = Path(args.data_dir) if args.data_dir else None
     plan = plan_compile(request, data_dir)

@@ -31,6 +31,11 @@ def add_parser(commands: Commands) -> None:
         "the index's own, or the offline all-MiniLM-L6-v2 for a new index); passages are cut "
         "to fit its window, counted by its tokenizer",
     )
+    index.add_argument(
+        "--program",
+        type=Path,
+        help="a compiled artifact: embed with the encoder its compile fine-tuned",
+    )
     index.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     index.add_argument("--quiet", action="store_true", help="no progress bars")
     index.set_defaults(handler=_run)
@@ -47,7 +52,10 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("give files or folders to index, or --dataset, not both")
     default = default_index_dir(dataset_index_name(args.dataset) if args.dataset else "default")
     location = args.qdrant_url or args.index or default
-    embedder = Embedder.load(args.embedder or stored_embedder(location))
+    if args.program and args.embedder:
+        raise ValueError("give --embedder or --program, not both")
+    chosen = str(_artifact_encoder(args.program)) if args.program else args.embedder
+    embedder = Embedder.load(chosen or stored_embedder(location))
     report = build_index(
         location,
         paths=args.paths,
@@ -57,3 +65,20 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(format_report(report))
     return 1 if report.failures else 0
+
+
+def _artifact_encoder(program: Path) -> Path:
+    """The encoder the compiled artifact ``program`` fine-tuned.
+
+    Raises:
+        ValueError: its compile trained none.
+    """
+    from filingqa.artifacts.compiled import artifact_encoder
+
+    folder = artifact_encoder(program)
+    if folder is None:
+        raise ValueError(
+            f"{program}: its compile trained no encoder (compiled with --skip-encoder or "
+            "without the train extra); index without --program"
+        )
+    return folder

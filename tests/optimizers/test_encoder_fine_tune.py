@@ -3,31 +3,23 @@ sha256, and the index's embedder loads it by folder (needs the ``train`` extra).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from filingqa.models.embedding import read_tuned_encoder
-from filingqa.models.registry import EmbeddingSpec
 from filingqa.models.store import ModelNotReady
 from filingqa.optimizers.encoder_examples import ContrastiveExample
 from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
 from filingqa.retrieval.index.embedder import Embedder
 
+from .tiny_bert import TINY, write_tiny_bert
+
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("onnx")
 
-TINY = EmbeddingSpec(
-    key="tiny-bert-weights",
-    fastembed_name="sentence-transformers/all-MiniLM-L6-v2",
-    dim=32,
-    max_length=32,
-    files=(),
-    pypi_sources=(),
-)
 PAIRS = [
     ("what was capital expenditure", "purchases of property plant and equipment"),
     ("what was the dividend", "cash dividends paid to shareholders"),
@@ -38,28 +30,7 @@ PAIRS = [
 
 @pytest.fixture(scope="module")
 def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A one-layer BERT with random weights and a word-level vocabulary of the pairs."""
-    folder = tmp_path_factory.mktemp("weights")
-    words = sorted({w for pair in PAIRS for text in pair for w in text.split()})
-    (folder / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
-    )
-    transformers.BertTokenizerFast(str(folder / "vocab.txt"), model_max_length=32).save_pretrained(
-        folder
-    )
-    specials = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]"}
-    (folder / "special_tokens_map.json").write_text(json.dumps(specials | {"cls_token": "[CLS]"}))
-    config = transformers.BertConfig(
-        vocab_size=5 + len(words),
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    torch.manual_seed(0)
-    transformers.BertModel(config).save_pretrained(folder)
-    return folder
+    return write_tiny_bert(tmp_path_factory.mktemp("weights"), [t for pair in PAIRS for t in pair])
 
 
 def _examples() -> list[ContrastiveExample]:
