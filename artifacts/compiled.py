@@ -16,7 +16,7 @@ from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
 from filingqa.lm.backbone import Backbone, configure, get_lm
-from filingqa.models.embedding import install_tuned_encoder, is_tuned_encoder, read_tuned_encoder
+from filingqa.models.embedding import install_tuned_encoder, read_tuned_encoder
 from filingqa.models.store import ModelNotReady
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.program.worked_examples import WorkedExamples
@@ -75,8 +75,6 @@ def artifact_encoder(directory: Path, manifest: Manifest | None = None) -> Path 
     if manifest.encoder is None:
         return None
     folder = directory / manifest.encoder["dir"]
-    if not is_tuned_encoder(folder):
-        raise ModelNotReady(f"{directory}: the compile's encoder is missing from {folder}")
     if read_tuned_encoder(folder).model.sha256 != manifest.encoder["sha256"]:
         raise ModelNotReady(f"{folder}: not the encoder {directory / 'manifest.json'} pins")
     return install_tuned_encoder(folder)

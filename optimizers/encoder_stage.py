@@ -37,7 +37,7 @@ from filingqa.optimizers.encoder_fine_tune import (
     fine_tune,
     training_libraries,
 )
-from filingqa.optimizers.reranker_groups import Group, SplitRun, training_groups
+from filingqa.optimizers.reranker_groups import Group, SplitRun, index_builds, training_groups
 from filingqa.optimizers.train_reranker import (
     DEFAULT_EVAL_SPECS,
     DEFAULT_TRAIN_SPECS,
@@ -141,10 +141,8 @@ def expected_cost(
     measured: its searching, its fine-tune and export, and the first build of each index
     it searched that is not ``built`` yet."""
     report = report or read_report()
-    unbuilt = [spec for spec in report.splits if not built(spec)]
-    building = sum(report.splits[spec].first_build_seconds or 0.0 for spec in unbuilt)
+    building, indexes = index_builds(report.splits, built)
     questions = sum(run.questions for run in report.splits.values())
-    indexes = f"{len(unbuilt)} index(es) to build" if unbuilt else "indexes built"
     basis = (
         f"{questions:,} questions searched in {report.search_seconds / 60:.1f} min, "
         f"{report.tune.steps} fine-tune steps in {report.tune.seconds / 60:.1f} min, {indexes}"

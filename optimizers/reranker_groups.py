@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,6 +127,14 @@ class SplitRun(BaseModel):
     index_seconds: float = Field(description="building or checking the index, this run")
     first_build_seconds: float | None = Field(description="the build that wrote the index")
     search_seconds: float = Field(description="searching every question, features included")
+
+
+def index_builds(runs: dict[str, SplitRun], built: Callable[[str], bool]) -> tuple[float, str]:
+    """The seconds the first builds of the indexes of ``runs`` not ``built`` yet took, and a
+    few words saying how many there are."""
+    unbuilt = [spec for spec in runs if not built(spec)]
+    seconds = sum(runs[spec].first_build_seconds or 0.0 for spec in unbuilt)
+    return seconds, f"{len(unbuilt)} index(es) to build" if unbuilt else "indexes built"
 
 
 def split_groups(

@@ -26,7 +26,12 @@ from filingqa.evaluation.corpora import dataset_index_name
 from filingqa.optimizers.budget import StageCost
 from filingqa.optimizers.reranker_cv import FoldScores, cross_validate
 from filingqa.optimizers.reranker_fit import TrainParams, feature_gains, fit
-from filingqa.optimizers.reranker_groups import SplitRun, training_corpus, training_groups
+from filingqa.optimizers.reranker_groups import (
+    SplitRun,
+    index_builds,
+    training_corpus,
+    training_groups,
+)
 from filingqa.retrieval.index.locations import default_index_dir, index_built
 from filingqa.retrieval.search.pipeline import SearchSettings
 from filingqa.retrieval.search.rerank import (
@@ -147,10 +152,8 @@ def training_cost(report: TrainingReport, built: Callable[[str], bool] = index_r
     each index not ``built`` yet."""
     runs = report.splits
     searching = sum(run.search_seconds for run in runs.values())
-    unbuilt = [spec for spec in runs if not built(spec)]
-    building = sum(runs[spec].first_build_seconds or 0.0 for spec in unbuilt)
+    building, indexes = index_builds(runs, built)
     per_question = searching / max(report.queries, 1)
-    indexes = f"{len(unbuilt)} index(es) to build" if unbuilt else "indexes built"
     basis = (
         f"{report.queries:,} questions × {per_question:.3f} s searched, "
         f"{report.fit_seconds:.0f} s fitting, {indexes}"
