@@ -62,15 +62,17 @@ class CorpusItem:
 
     def key(self, recipe: PassageRecipe = LEGACY) -> str:
         """Changes whenever the item's passages or metadata would, or how they are cut and
-        embedded (``recipe``): the ledger key."""
+        embedded (``recipe``): the ledger key. A file counts by its bytes, not by where it
+        lies or when it was last written, so a copied or restored corpus is not indexed
+        again."""
         meta = self.document.model_dump_json(exclude={"source", "pages"})
         if recipe != LEGACY:
             meta += json.dumps(recipe.describe(), sort_keys=True)
         if self.path is None:
             content = "\n".join(p.model_dump_json() for p in self.passages)
         else:
-            stat = self.path.stat()
-            content = f"{self.path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{PARSER_VERSION}"
+            digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+            content = f"{digest}|{PARSER_VERSION}"
         return hashlib.sha256(f"{meta}\n{content}".encode()).hexdigest()
 
     def attempt(self, budget: TokenBudget = ESTIMATED) -> IngestedDocument | IngestFailure:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,12 @@ def filings(tmp_path: Path) -> Path:
 def test_default_locations(isolated_home: Path) -> None:
     assert default_index_dir() == isolated_home / "indexes" / "default"
     assert default_index_dir(dataset_index_name("finqa:dev")) == isolated_home / "indexes/finqa-dev"
+    assert dataset_index_name("finqa:dev", "all-MiniLM-L6-v2") == "finqa-dev"
+    tuned = dataset_index_name("tatqa:dev", "all-MiniLM-L6-v2+tuned-52f523b5b053")
+    assert tuned == "tatqa-dev@all-MiniLM-L6-v2+tuned-52f523b5b053"
+    assert dataset_index_name("financebench", "litellm:voyage/voyage-finance-2") == (
+        "financebench@litellm-voyage-voyage-finance-2"
+    )
     assert state_dir_for("/data/idx") == Path("/data/idx")
     assert state_dir_for(":memory:") is None
     remote = state_dir_for("http://qdrant.local:6333/")
@@ -123,6 +130,18 @@ def test_rerun_skips_finished_files(filings: Path, tmp_path: Path) -> None:
     (filings / "ACME_2024_10K.txt").write_text((filings / "ACME_2024_10K.txt").read_text() + "\n")
     changed = build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
     assert (changed.indexed, changed.resumed) == (1, 2)
+
+
+def test_a_copied_or_touched_corpus_is_not_indexed_again(filings: Path, tmp_path: Path) -> None:
+    location = tmp_path / "index"
+    build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
+    copied = tmp_path / "restored"
+    shutil.copytree(filings, copied)
+    for path in copied.iterdir():
+        os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 3600))
+    encoder = FakeEncoder()
+    again = build_index(location, paths=[copied], embedder=fake_embedder(encoder), progress=False)
+    assert (again.indexed, again.resumed, again.written, encoder.calls) == (0, 3, 0, 0)
 
 
 def test_killed_build_resumes_without_duplicates_or_loss(filings: Path, tmp_path: Path) -> None:
