@@ -265,18 +265,26 @@ class _Build:
         return result, self.statements.read(item)
 
     def add_statements(self, progress: bool) -> None:
-        """Store the records of the finished filings stored without them (an older build's)."""
+        """Store the records of the finished filings stored without them (an older build's),
+        or of every finished filing when the store's records recipe is not the code's."""
         if self.statements is None:
             return
         store = self.statements.store
-        missing = [i for i in self._resumed if i.path is not None and not store.has(i.doc_id)]
+        current = store.current()
+        missing = [
+            i for i in self._resumed if i.path is not None and not (current and store.has(i.doc_id))
+        ]
+        failed = False
         for item in tqdm(missing, desc="statements", unit="file", disable=not progress):
             records = self.statements.read(item)
             if isinstance(records, IngestFailure):
                 self.corpus.failures.append(records)
+                failed = True
                 continue
             store.write(item.doc_id, records)
             self.statements_stored += 1
+        if not failed:
+            store.mark_current()
 
     def _finished(self, key: str, doc_id: str) -> bool:
         """Whether the ledger says so and the index holds that many passages of the doc."""

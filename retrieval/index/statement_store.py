@@ -5,7 +5,9 @@ A build reads each filing's income statement, balance sheet and cash-flow statem
 (:func:`~filingqa.retrieval.ingest.statements.statement_records`) and writes them to
 ``<state dir>/statements/<doc id>.jsonl``, one record a line, before the ledger marks the
 filing done. A filing with a file (empty for one without statements) has its records; a
-rebuild adds them for the filings an older build indexed without (from the ingest cache).
+rebuild adds them for the filings an older build indexed without (from the ingest cache),
+and reads every filing's again when the store was written by another
+:data:`~filingqa.retrieval.ingest.statements.RECORDS_RECIPE` than the code's.
 The search side reads them all once into a :class:`~filingqa.records.statements.StatementBook`
 (:meth:`StatementStore.book`) and looks figures up by the periods a question names
 (:func:`record_periods`).
@@ -21,6 +23,7 @@ from urllib.parse import quote, unquote
 
 from filingqa.records.statements import StatementBook, StatementRecord
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.ingest.statements import RECORDS_RECIPE
 from filingqa.retrieval.vocabulary.fiscal import (
     FiscalCalendar,
     FiscalSpan,
@@ -31,6 +34,7 @@ from filingqa.retrieval.vocabulary.fiscal import (
 )
 
 STATEMENTS_DIR = "statements"
+RECIPE_FILE = "recipe.txt"
 _SUFFIX = ".jsonl"
 
 
@@ -64,9 +68,24 @@ class StatementStore:
             return []
         return sorted(unquote(p.name.removesuffix(_SUFFIX)) for p in self.directory.glob("*.jsonl"))
 
-    def write(self, doc_id: str, records: Iterable[StatementRecord]) -> None:
-        """Store ``doc_id``'s records durably and atomically (replacing earlier ones)."""
+    def current(self) -> bool:
+        """Whether the stored records were read by this code's :data:`RECORDS_RECIPE` (an
+        empty store is)."""
+        recipe = self.directory / RECIPE_FILE
+        if recipe.is_file():
+            return recipe.read_text(encoding="utf-8").strip() == RECORDS_RECIPE
+        return not self.doc_ids()
+
+    def mark_current(self) -> None:
+        """Record that every stored filing's records were read by :data:`RECORDS_RECIPE`."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / RECIPE_FILE).write_text(RECORDS_RECIPE + "\n", encoding="utf-8")
+
+    def write(self, doc_id: str, records: Iterable[StatementRecord]) -> None:
+        """Store ``doc_id``'s records durably and atomically (replacing earlier ones); the
+        first filing of a new store marks it :meth:`current`."""
+        if not self.doc_ids() and not (self.directory / RECIPE_FILE).is_file():
+            self.mark_current()
         path = self.path(doc_id)
         staged = path.with_name(path.name + ".tmp")
         with staged.open("w", encoding="utf-8") as out:

@@ -46,6 +46,12 @@ MIN_HEADED_CONCEPTS = 2  # line items a table under a statement heading names, a
 MIN_CONTINUED_CONCEPTS = 3  # ... and a table continuing the statement of the page before
 MAX_HEADING_WORDS = 12
 MAX_TITLE_LINES = 6  # short lines above a table read as its title (heading, scale, period)
+RECORDS_RECIPE = "2"
+"""The version of what :func:`statement_records` makes of a filing: raised when a change
+gives a filing other records, so an index's stored records are read again."""
+SUMMED_PARTS = frozenset({"cost_of_revenue"})
+"""Concepts a statement may print only in parts, with no total row ("Cost of products",
+"Cost of services"): the parts' sum carries the concept."""
 
 _GROUP_STATEMENT = re.compile(
     r"obligor|guarant|consolidating|parent company|registrant only|issuer and|non-guarantor",
@@ -456,41 +462,106 @@ def table_records(
     annual: bool,
     scale: Scale,
 ) -> list[StatementRecord]:
-    """The figures of one statement table, none marked comparative yet."""
+    """The figures of one statement table, none marked comparative yet; a concept printed
+    only in parts (:data:`SUMMED_PARTS`) gets one more record per column, the parts' sum."""
     periods = [
         column_period(header, found.context, found.statement, calendar, annual)
         for header in column_headers(found.table)
     ]
     rows = _body(found.table)
+    parts = _printed_parts(rows, found.statement)
+    concepts = _row_concepts(rows, found.statement)
     records: list[StatementRecord] = []
-    for row, concept in zip(rows, _row_concepts(rows, found.statement), strict=True):
+    for row, concept in zip(rows, concepts, strict=True):
         unit, row_scale = row_unit(row.label, row.section, scale)
         for cell, period in zip(row.cells, periods, strict=False):
             value = cell_value(cell)
             if period is None or value is None:
                 continue
+            kept = None if concept in parts else concept
+            printed = " ".join(cell.split())
             records.append(
-                StatementRecord(
-                    company=document.company or document.doc_id,
-                    statement=found.statement,
-                    line_item=row.label,
-                    section=row.section,
-                    concept=concept,
-                    period=period.label,
-                    span=period.span,
-                    fiscal_year=period.fiscal_year,
-                    fiscal_quarter=None if period.span == "year" else period.fiscal_quarter,
-                    period_end=period.end,
-                    value=value,
-                    printed=" ".join(cell.split()),
-                    unit=unit,
-                    scale=row_scale,
-                    doc_id=document.doc_id,
-                    page=found.page,
-                    table_id=f"{document.doc_id}:p{found.page}:table{found.number}",
-                    comparative=False,
-                )
+                _record(document, found, row, kept, period, value, printed, unit, row_scale)
             )
+    for concept, indexes in parts.items():
+        records += _part_sums(document, found, [rows[i] for i in indexes], concept, periods, scale)
+    return records
+
+
+def _record(
+    document: Document,
+    found: StatementTable,
+    row: _Row,
+    concept: str | None,
+    period: ColumnPeriod,
+    value: float,
+    printed: str,
+    unit: Unit,
+    scale: Scale,
+) -> StatementRecord:
+    """The figure ``value`` of ``row`` of ``found`` in the column of ``period``."""
+    return StatementRecord(
+        company=document.company or document.doc_id,
+        statement=found.statement,
+        line_item=row.label,
+        section=row.section,
+        concept=concept,
+        period=period.label,
+        span=period.span,
+        fiscal_year=period.fiscal_year,
+        fiscal_quarter=None if period.span == "year" else period.fiscal_quarter,
+        period_end=period.end,
+        value=value,
+        printed=printed,
+        unit=unit,
+        scale=scale,
+        doc_id=document.doc_id,
+        page=found.page,
+        table_id=f"{document.doc_id}:p{found.page}:table{found.number}",
+        comparative=False,
+    )
+
+
+def _printed_parts(rows: list[_Row], statement: Statement) -> dict[str, list[int]]:
+    """The rows of each concept of :data:`SUMMED_PARTS` the table prints in two or more
+    plain rows and no total ("Cost of products", "Cost of services")."""
+    found: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        concept = _concept(row, statement)
+        if concept in SUMMED_PARTS:
+            found.setdefault(concept, []).append(index)
+    return {
+        concept: indexes
+        for concept, indexes in found.items()
+        if len(indexes) > 1 and all(_preference(rows[i]) == 1 for i in indexes)
+    }
+
+
+def _part_sums(
+    document: Document,
+    found: StatementTable,
+    parts: list[_Row],
+    concept: str,
+    periods: list[ColumnPeriod | None],
+    scale: Scale,
+) -> list[StatementRecord]:
+    """One record of ``concept`` per column where every row of ``parts`` holds a figure:
+    their sum, labelled by the parts' labels joined with "+"."""
+    label = " + ".join(" ".join(row.label.split()) for row in parts)
+    unit, row_scale = row_unit(parts[0].label, parts[0].section, scale)
+    summed = _Row(label=label, section=parts[0].section, cells=[])
+    records: list[StatementRecord] = []
+    for column, period in enumerate(periods):
+        values = [
+            cell_value(row.cells[column]) if column < len(row.cells) else None for row in parts
+        ]
+        if period is None or None in values:
+            continue
+        total = sum(v for v in values if v is not None)
+        printed = f"({abs(total):,.0f})" if total < 0 else f"{total:,.0f}"
+        records.append(
+            _record(document, found, summed, concept, period, total, printed, unit, row_scale)
+        )
     return records
 
 

@@ -35,7 +35,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r" sold)\b.*",
         r"cost of sales, buying and occupancy",
         r"merchandise costs",
-        r"costs? of (?:merchandise|products|goods)",
+        r"costs? of (?:merchandise|products|goods|services)",
     ),
     "gross_profit": (r"(?:total )?gross (?:profit|margin)",),
     "sga": (

@@ -12,6 +12,7 @@ from filingqa.records.search_handle import looks_up_statements, statement_record
 from filingqa.retrieval.index.build import LEDGER_FILE, build_index, format_report
 from filingqa.retrieval.index.corpus import file_corpus
 from filingqa.retrieval.index.statement_store import (
+    RECIPE_FILE,
     STATEMENTS_DIR,
     StatementStore,
     record_periods,
@@ -87,6 +88,26 @@ def test_an_index_built_without_records_gets_them_in_place(filings: Path, tmp_pa
     assert {doc: figures(store, doc) for doc in DOCS[1:]} == {doc: before[doc] for doc in DOCS[1:]}
     third = build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
     assert third.statements == 0  # nothing left to add
+
+
+def test_records_read_by_another_recipe_are_read_again_in_place(
+    filings: Path, tmp_path: Path
+) -> None:
+    location = tmp_path / "index"
+    build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
+    store = StatementStore(location)
+    assert store.current()
+    before = {doc: figures(store, doc) for doc in DOCS}
+    store.write("ACME_2024_10K", [])  # what an older recipe made of it
+    (store.directory / RECIPE_FILE).write_text("1\n")
+    assert not StatementStore(location).current()
+    encoder = FakeEncoder()
+    again = build_index(location, paths=[filings], embedder=fake_embedder(encoder), progress=False)
+    assert (again.indexed, again.statements, encoder.calls) == (0, 3, 0)
+    store = StatementStore(location)
+    assert store.current() and {doc: figures(store, doc) for doc in DOCS} == before
+    third = build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
+    assert third.statements == 0
 
 
 def test_records_of_ready_passages_or_a_memory_index_are_not_stored(filings: Path) -> None:

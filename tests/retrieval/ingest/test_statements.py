@@ -208,6 +208,53 @@ def test_a_concept_printed_twice_in_a_table_is_carried_by_its_total_row() -> Non
     assert revenue == [("Total revenues", 100.0), ("Total revenues", 85.0)]
 
 
+def test_cost_of_revenue_printed_only_in_parts_is_their_sum() -> None:
+    pages = text_pages(
+        """CONSOLIDATED STATEMENTS OF OPERATIONS
+(Dollars in millions)
+| | 2022 | 2021 |
+|---|---|---|
+| Sales of products | 55,893 | 51,386 |
+| Sales of services | 10,715 | 10,900 |
+| Total revenues | 66,608 | 62,286 |
+| Cost of products | (53,969) | (51,187) |
+| Cost of services | (9,109) | (8,700) |
+| Total costs and expenses | (63,078) | (59,887) |
+| Net loss | (5,053) | (4,290) |
+"""
+    )
+    records = statement_records(Document(doc_id="B", doc_type="10k"), pages)
+    cost = [
+        (r.line_item, r.period, r.value, r.printed)
+        for r in records
+        if r.concept == "cost_of_revenue"
+    ]
+    assert cost == [
+        ("Cost of products + Cost of services", "FY2022", -63078.0, "(63,078)"),
+        ("Cost of products + Cost of services", "FY2021", -59887.0, "(59,887)"),
+    ]
+    parts = {r.line_item for r in records if r.concept is None}
+    assert {"Cost of products", "Cost of services"} <= parts
+
+
+def test_cost_of_revenue_parts_with_a_total_row_keep_the_total() -> None:
+    pages = text_pages(
+        """CONSOLIDATED STATEMENTS OF OPERATIONS
+(In millions)
+| | 2023 | 2022 |
+|---|---|---|
+| Total revenue | 500 | 400 |
+| Cost of products | 100 | 90 |
+| Cost of services | 50 | 40 |
+| Total cost of revenue | 150 | 130 |
+| Net income | 60 | 50 |
+"""
+    )
+    records = statement_records(Document(doc_id="D", doc_type="10k"), pages)
+    cost = [(r.line_item, r.value) for r in records if r.concept == "cost_of_revenue"]
+    assert cost == [("Total cost of revenue", 150.0), ("Total cost of revenue", 130.0)]
+
+
 def test_an_unlabelled_subtotal_is_its_sections_total() -> None:
     table = Table(
         id="t1",
