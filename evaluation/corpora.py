@@ -19,9 +19,16 @@ FINANCEBENCH_INFO = "financebench/financebench_document_information.jsonl"
 _FINQA_FILE = re.compile(r"^(?P<ticker>[A-Za-z.\-]+)/(?P<year>\d{4})/page_\d+\.pdf$")
 
 
-def dataset_index_name(spec: str) -> str:
-    """The default index name of a dataset corpus: ``finqa:dev`` → ``finqa-dev``."""
-    return spec.strip().replace(":", "-")
+def dataset_index_name(spec: str, embedder: str | None = None) -> str:
+    """The default index name of a dataset corpus: ``finqa:dev`` → ``finqa-dev``; embedded by
+    a model other than the offline MiniLM, the model's name follows an ``@``
+    (``finqa-dev@all-MiniLM-L6-v2+tuned-52f523b5b053``), so each model has its own index."""
+    from filingqa.retrieval.index.embedder import DEFAULT_MODEL
+
+    name = spec.strip().replace(":", "-")
+    if embedder is None or embedder == DEFAULT_MODEL:
+        return name
+    return f"{name}@{re.sub(r'[^A-Za-z0-9.+_-]+', '-', embedder).strip('-')}"
 
 
 def dataset_corpus(spec: str, data_dir: str | Path | None = None) -> Corpus:

@@ -145,10 +145,11 @@ def split_groups(
     progress: bool = False,
     *,
     sample: int | None = None,
+    embedder: str | None = None,
 ) -> tuple[list[Group], SplitRun]:
     """:func:`search_groups` of the questions of ``spec`` (``sample``: that many of them,
-    drawn with a fixed seed) over its own index (built when missing, else reused), and what
-    that cost.
+    drawn with a fixed seed) over its own index embedded by ``embedder`` (default: the
+    offline MiniLM; built when missing, else reused), and what that cost.
 
     Raises:
         DataLeakError: a document or question of ``spec`` is in ``evaluated``.
@@ -159,7 +160,7 @@ def split_groups(
     queries = dataset_queries(spec, data_dir)
     if sample is not None and sample < len(queries):
         queries = random.Random(SAMPLE_SEED).sample(queries, sample)
-    return _searched(spec, queries, settings, data_dir, progress)
+    return _searched(spec, queries, settings, data_dir, progress, embedder)
 
 
 def slice_groups(
@@ -168,10 +169,11 @@ def slice_groups(
     settings: SearchSettings,
     data_dir: Path | None = None,
     progress: bool = False,
+    embedder: str | None = None,
 ) -> tuple[list[Group], SplitRun]:
     """:func:`search_groups` of the questions of the committed tuning slice ``name`` (say
-    ``financebench-dev-tuning``) over its dataset's index (FinanceBench: every filing, as
-    served), and what that cost.
+    ``financebench-dev-tuning``) over its dataset's index embedded by ``embedder``
+    (FinanceBench: every filing, as served), and what that cost.
 
     Raises:
         ValueError: no committed slice is called ``name``.
@@ -194,7 +196,7 @@ def slice_groups(
     benchmark = retrieval_benchmark(chosen.dataset)
     ids = set(chosen.ids)
     queries = [q for q in gold_queries(benchmark, data_dir) if q.id in ids]
-    return _searched(benchmark.corpus, queries, settings, data_dir, progress)
+    return _searched(benchmark.corpus, queries, settings, data_dir, progress, embedder)
 
 
 def training_corpus(name: str) -> str:
@@ -213,14 +215,15 @@ def _searched(
     settings: SearchSettings,
     data_dir: Path | None,
     progress: bool,
+    embedder: str | None = None,
 ) -> tuple[list[Group], SplitRun]:
-    """:func:`search_groups` of ``queries`` over the index of ``corpus`` (built when missing,
-    else reused), and what that cost."""
+    """:func:`search_groups` of ``queries`` over the index of ``corpus`` embedded by
+    ``embedder`` (built when missing, else reused), and what that cost."""
     from filingqa.evaluation.retrieval.quality import ensure_index
     from filingqa.retrieval.search.pipeline import FilingSearch
 
     started = time.perf_counter()
-    index = ensure_index(corpus, data_dir, progress)
+    index = ensure_index(corpus, data_dir, progress, embedder=embedder)
     indexed = time.perf_counter()
     search = FilingSearch.open(Path(index.location), reranker=None, settings=settings)
     try:
@@ -246,10 +249,12 @@ def training_groups(
     *,
     train_slices: Sequence[str] = (),
     split_sample: int | None = None,
+    embedder: str | None = None,
 ) -> tuple[list[Group], dict[str, SplitRun]]:
     """:func:`split_groups` of every split of ``train_specs`` (``split_sample``: that many
     questions of each) and :func:`slice_groups` of every slice of ``train_slices``, each
-    checked against the questions of ``eval_specs``, and what each cost.
+    over indexes embedded by ``embedder`` and checked against the questions of
+    ``eval_specs``, and what each cost.
 
     Raises:
         DataLeakError: a training document or question is in one of ``eval_specs`` (or, for
@@ -260,10 +265,10 @@ def training_groups(
     runs: dict[str, SplitRun] = {}
     for spec in train_specs:
         found, runs[spec] = split_groups(
-            spec, evaluated, settings, data_dir, progress, sample=split_sample
+            spec, evaluated, settings, data_dir, progress, sample=split_sample, embedder=embedder
         )
         groups += found
     for name in train_slices:
-        found, runs[name] = slice_groups(name, evaluated, settings, data_dir, progress)
+        found, runs[name] = slice_groups(name, evaluated, settings, data_dir, progress, embedder)
         groups += found
     return groups, runs

@@ -56,6 +56,9 @@ class TrainingReport(BaseModel):
 
     train_specs: list[str]
     train_slices: list[str] = Field(default=[], description="committed tuning slices")
+    embedder: str | None = Field(
+        default=None, description="the model the training indexes were embedded by (None: MiniLM)"
+    )
     eval_specs: list[str]
     data_files: dict[str, dict[str, str]]
     queries: int = Field(description="training questions read")
@@ -82,13 +85,15 @@ def train_reranker(
     params: TrainParams | None = None,
     folds: int = 5,
     progress: bool = False,
+    embedder: str | None = None,
 ) -> TrainingReport:
     """Train the reranker on the search candidates of ``train_specs`` and ``train_slices``
     and save it, with its :class:`TrainingReport`, under ``out_dir`` (default:
     :func:`default_artifact_dir`).
 
     Each split is indexed on its own, a slice's questions over its dataset's corpus (built
-    under ``FILINGQA_HOME/indexes`` when missing, else reused), and searched with ``settings``.
+    under ``FILINGQA_HOME/indexes`` when missing, else reused; embedded by ``embedder``,
+    default the offline MiniLM), and searched with ``settings``.
 
     Raises:
         DataLeakError: a training document or question is in one of ``eval_specs`` or in a
@@ -98,7 +103,13 @@ def train_reranker(
     params = params or TrainParams()
     out_dir = out_dir or default_artifact_dir()
     groups, splits = training_groups(
-        train_specs, eval_specs, settings, data_dir, progress, train_slices=train_slices
+        train_specs,
+        eval_specs,
+        settings,
+        data_dir,
+        progress,
+        train_slices=train_slices,
+        embedder=embedder,
     )
     fitting = time.perf_counter()
     scores = cross_validate(groups, params, folds)
@@ -108,6 +119,7 @@ def train_reranker(
     report = TrainingReport(
         train_specs=list(train_specs),
         train_slices=list(train_slices),
+        embedder=embedder,
         eval_specs=list(eval_specs),
         data_files=split_hashes(
             [*train_specs, *map(slice_dataset, train_slices), *eval_specs], data_dir
@@ -140,10 +152,10 @@ def slice_dataset(name: str) -> str:
     return available_slices()[name].dataset
 
 
-def index_ready(spec: str) -> bool:
-    """Whether the index :func:`train_reranker` searches for ``spec`` (a split or a slice) is
-    built."""
-    return index_built(default_index_dir(dataset_index_name(training_corpus(spec))))
+def index_ready(spec: str, embedder: str | None = None) -> bool:
+    """Whether the index :func:`train_reranker` searches for ``spec`` (a split or a slice),
+    embedded by ``embedder``, is built."""
+    return index_built(default_index_dir(dataset_index_name(training_corpus(spec), embedder)))
 
 
 def training_cost(report: TrainingReport, built: Callable[[str], bool] = index_ready) -> StageCost:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from filingqa.datasets.registry import load_dataset
+from filingqa.evaluation.paired import sign_test
 from filingqa.evaluation.retrieval.gold import EvalQuery
 from filingqa.evaluation.slices.committed import load_slice
 from filingqa.records.documents import Passage
@@ -117,3 +118,23 @@ def ordering_results(
         results[name] = {"ranks": ranks, "rates": rates}
         print(format_rates(name, rates), flush=True)
     return results
+
+
+def paired_hits(
+    baseline: Mapping[str, int | None], candidate: Mapping[str, int | None], ids: Iterable[str]
+) -> dict[str, dict[str, float]]:
+    """Per k of :data:`KS`, over ``ids``: the questions ``candidate`` finds a gold page for
+    within k and ``baseline`` does not (``won``), the reverse (``lost``) and the one-sided
+    sign test's p-value."""
+
+    def hit(ranks: Mapping[str, int | None], qid: str, k: int) -> bool:
+        rank = ranks.get(qid)
+        return rank is not None and rank <= k
+
+    ids = list(ids)
+    table: dict[str, dict[str, float]] = {}
+    for k in KS:
+        won = sum(hit(candidate, i, k) and not hit(baseline, i, k) for i in ids)
+        lost = sum(hit(baseline, i, k) and not hit(candidate, i, k) for i in ids)
+        table[f"@{k}"] = {"won": won, "lost": lost, "p": round(sign_test(won, lost), 4)}
+    return table

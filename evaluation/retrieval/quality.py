@@ -168,15 +168,27 @@ def ensure_index(
     progress: bool = True,
     *,
     location: Path | None = None,
+    embedder: str | None = None,
 ) -> IndexStats:
     """Build (or complete) the index of ``corpus`` at ``location`` (default: the corpus's
-    default directory)."""
+    default directory for ``embedder``), embedded by ``embedder`` (default: the offline
+    MiniLM, or the model an existing index was built with)."""
     from filingqa.evaluation.corpora import dataset_corpus, dataset_index_name
     from filingqa.retrieval.index.build import build_index
+    from filingqa.retrieval.index.embedder import Embedder
     from filingqa.retrieval.index.locations import default_index_dir
+    from filingqa.retrieval.index.passage_index import stored_embedder
 
-    location = location or default_index_dir(dataset_index_name(corpus))
-    report = build_index(location, corpus=dataset_corpus(corpus, data_dir), progress=progress)
+    model = Embedder.load(embedder) if embedder else None
+    location = location or default_index_dir(
+        dataset_index_name(corpus, model.name if model else None)
+    )
+    report = build_index(
+        location,
+        corpus=dataset_corpus(corpus, data_dir),
+        progress=progress,
+        embedder=model or Embedder.load(stored_embedder(location)),
+    )
     record = location.parent / f"{location.name}.build.json"
     if report.written and not report.resumed:
         record.write_text(json.dumps({"seconds": report.seconds, "passages": report.passages}))

@@ -42,7 +42,7 @@ from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import FEATURE_NAMES
 
 from ..evaluation.slice_fakes import synthetic_slice, use_slices
-from ..retrieval.filings import fake_embedder
+from ..retrieval.filings import FakeEncoder, fake_embedder
 from .compile_fakes import SPLIT, write_data_dir
 
 FAST = TrainParams(num_boost_round=30, min_data_in_leaf=5, num_threads=1)
@@ -187,6 +187,28 @@ def train_mini(out_dir: Path, data_dir: Path, **slices: list[str]) -> TrainingRe
         params=FAST,
         folds=2,
     )
+
+
+def test_a_tuned_encoders_reranker_trains_over_indexes_of_its_own(
+    mini_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    def load(cls: type[Embedder], model: str | None = None, **_: object) -> Embedder:
+        plain = fake_embedder()
+        return Embedder("tuned-x", plain.dim, FakeEncoder()) if model == "tuned-x" else plain
+
+    monkeypatch.setattr(Embedder, "load", classmethod(load))
+    report = train_reranker(
+        [MINI], tmp_path / "out", eval_specs=[], data_dir=mini_data, params=FAST, folds=2,
+        embedder="tuned-x",
+    )  # fmt: skip
+    assert report.embedder == "tuned-x" and report.groups == 24
+    assert training.index_ready(MINI, "tuned-x") and not training.index_ready(MINI)
+    own = isolated_home / "indexes" / f"{MINI.replace(':', '-')}@tuned-x"
+    opened = PassageIndex.open(own, load(Embedder, "tuned-x"))
+    try:
+        assert opened.count() > 0
+    finally:
+        opened.close()
 
 
 @pytest.fixture

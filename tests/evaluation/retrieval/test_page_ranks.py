@@ -14,6 +14,7 @@ from filingqa.evaluation.retrieval.page_ranks import (
     gold_rank,
     hit_rates,
     ordering_results,
+    paired_hits,
 )
 from filingqa.records.documents import Passage
 from filingqa.retrieval.search.rerank_features import Candidate
@@ -111,3 +112,13 @@ def test_company_folds_keep_a_company_s_questions_together() -> None:
     queries = [asked("a1", "3M_2018_10K"), asked("a2", "3M_2022_10K"), asked("b", "AMD_2022_10K")]
     folds = company_folds(queries, folds=2)
     assert folds["a1"] == folds["a2"] and set(folds.values()) <= {0, 1}
+
+
+def test_paired_hits_counts_questions_found_by_one_side_only() -> None:
+    baseline = {"a": 1, "b": 6, "c": None, "d": 2}
+    candidate = {"a": 3, "b": 1, "c": 9, "d": None}
+    table = paired_hits(baseline, candidate, ["a", "b", "c", "d"])
+    assert table["@1"] == {"won": 1, "lost": 1, "p": 0.75}
+    assert table["@5"] == {"won": 1, "lost": 1, "p": 0.75}
+    assert table["@10"] == {"won": 1, "lost": 1, "p": 0.75}
+    assert paired_hits(baseline, candidate, ["b", "c"])["@10"] == {"won": 1, "lost": 0, "p": 0.5}
