@@ -15,12 +15,13 @@ The stages, one function each returning its record
 3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
    the program the artifact keeps (``program.json``): the compiled one only if it beats the
    uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
-4. the reranker (``reranker/``, :func:`~filingqa.optimizers.train_reranker.train_reranker`,
-   the path that trains the shipped one: it builds the indexes of its training splits under
-   ``FILINGQA_HOME/indexes`` when missing, else reuses them), then the encoder
-   (``encoder/``, :func:`~filingqa.optimizers.encoder_stage.train_artifact_encoder`: the
-   embedder fine-tuned on what the served search returns; skipped with a line without the
-   ``train`` extra);
+4. the encoder (``encoder/``, :func:`~filingqa.optimizers.encoder_stage.train_artifact_encoder`:
+   the embedder fine-tuned on what the served search returns; skipped with a line without
+   the ``train`` extra), then the reranker (``reranker/``,
+   :func:`~filingqa.optimizers.train_reranker.train_reranker`, the path that trains the
+   shipped one: it builds the indexes of its training splits under ``FILINGQA_HOME/indexes``
+   when missing, else reuses them; embedded by the encoder when one was trained, so the
+   reranker learns the dense scores the artifact's indexes will give);
 5. the open-corpus stage (:mod:`~filingqa.optimizers.open_corpus_stage`): the retrieval
    steps chosen by cost over an index when it is built, searching it reranked as the
    artifact will (each structure's rows in ``open/``), ``program.json`` saved again with
@@ -134,15 +135,17 @@ def run_compile(
         after = score_after(run, optimization)
         kept = keep_program(run, before, after, optimization)
         say(f"    {after.describe()}; {kept.selection.describe()}")
-        reranker = (
-            None
-            if request.skip_retriever
-            else train_artifact_reranker(request.out_dir, data_dir, progress=progress, say=say)
-        )
         encoder = (
             None
             if request.skip_retriever or request.skip_encoder
             else train_artifact_encoder(request.out_dir, data_dir, progress=progress, say=say)
+        )
+        reranker = (
+            None
+            if request.skip_retriever
+            else train_artifact_reranker(
+                request.out_dir, data_dir, encoder, progress=progress, say=say
+            )
         )
         say("5/7 open corpus: the retrieval steps by what they cost and earn")
         kept, open_stage = choose_retrieval(run, kept)

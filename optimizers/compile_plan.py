@@ -124,14 +124,15 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
             specs = ", ".join([*s.open_dev, *s.open_pages])
             open_index, open_skipped = None, f"{specs}: {missing}"
             open_dev = open_pages = []
+    encoder = None if request.skip_retriever or request.skip_encoder else _encoder_cost()
     cost = estimate(
         s,
         train=len(train),
         dev=len(dev),
         calibration=len(calibration),
         local=request.backbone.local_model,
-        reranker=None if request.skip_retriever else expected_cost(),
-        encoder=None if request.skip_retriever or request.skip_encoder else _encoder_cost(),
+        reranker=None if request.skip_retriever else expected_cost(new_encoder=bool(encoder)),
+        encoder=encoder,
         calibration_is_dev=not request.calibration,
         calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
         open_questions=len(open_dev),

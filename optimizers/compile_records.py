@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from filingqa.artifacts.manifest import ROUTER_DIR, Scores, Selection
 from filingqa.evaluation.runner import Row
@@ -148,5 +148,8 @@ class RerankerStage(BaseModel):
 
     dir: str
     train_specs: list[str]
+    embedder: str | None = Field(
+        default=None, description="the encoder its training indexes were embedded by (None: MiniLM)"
+    )
     cross_validation: FoldScores
     seconds: float

@@ -27,6 +27,7 @@ from filingqa.optimizers.compile_records import (
     RouterStage,
 )
 from filingqa.optimizers.compiled_modes import pot_mode
+from filingqa.optimizers.encoder_stage import EncoderStage
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
 from filingqa.optimizers.selection import select_program
@@ -166,19 +167,37 @@ def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPol
 
 
 def train_artifact_reranker(
-    out: Path, data_dir: Path | None, *, progress: bool, say: Callable[[str], None]
+    out: Path,
+    data_dir: Path | None,
+    encoder: EncoderStage | None = None,
+    *,
+    progress: bool,
+    say: Callable[[str], None],
 ) -> RerankerStage:
     """Train the reranker into ``out/reranker`` unless an earlier run did
     (:func:`~filingqa.optimizers.train_reranker.train_reranker`, the path that trains the
-    shipped one); its record read from the training report."""
+    shipped one), over indexes embedded by ``encoder`` when the compile trained one; its
+    record read from the training report."""
     directory = out / RERANKER_DIR
     if not (directory / TRAINING_FILE).exists():
-        say("4/7 training the reranker (indexing its training splits unless built)")
-        train_reranker(out_dir=directory, data_dir=data_dir, progress=progress)
+        embedder = None if encoder is None else _installed(out / encoder.dir, encoder.name)
+        over = f"over indexes embedded by {embedder}" if embedder else "over its training indexes"
+        say(f"4b/7 training the reranker {over} (each built unless it is)")
+        train_reranker(out_dir=directory, data_dir=data_dir, progress=progress, embedder=embedder)
     report = read_report(directory)
     return RerankerStage(
         dir=RERANKER_DIR,
         train_specs=report.train_specs,
+        embedder=report.embedder,
         cross_validation=report.cross_validation,
         seconds=report.seconds,
     )
+
+
+def _installed(folder: Path, name: str) -> str:
+    """``name``, once the fine-tuned encoder in ``folder`` is installed in the model store
+    (so indexes embedded by it can be opened by name)."""
+    from filingqa.models.embedding import install_tuned_encoder
+
+    install_tuned_encoder(folder)
+    return name

@@ -10,8 +10,9 @@ The pinned MiniLM weights are fine-tuned on them (:mod:`.encoder_fine_tune`) and
 into ``<out>/encoder``, with ``training.json`` saying what the stage searched, trained and
 cost. A report slice never trains (:func:`~.reranker_groups.slice_groups` refuses one).
 
-The compile runs it after the reranker (:func:`train_artifact_encoder`); its estimate comes
-from the report of an earlier run (:func:`expected_cost`), the reference run's by default.
+The compile runs it before the reranker (:func:`train_artifact_encoder`), which then trains
+over indexes embedded by it; its estimate comes from the report of an earlier run
+(:func:`expected_cost`), the reference run's by default.
 """
 
 from __future__ import annotations
@@ -110,9 +111,9 @@ def train_artifact_encoder(
         try:
             training_libraries()
         except TrainingUnavailable as missing:
-            say(f"4b/7 encoder: skipped, {missing}")
+            say(f"4/7 encoder: skipped, {missing}")
             return None
-        say("4b/7 fine-tuning the encoder on what the search serves")
+        say("4/7 fine-tuning the encoder on what the search serves")
         train_encoder(directory, data_dir=data_dir, progress=progress, say=say)
     report = read_report(directory / TRAINING_FILE)
     encoder = read_tuned_encoder(directory)

@@ -174,7 +174,9 @@ def training_cost(report: TrainingReport, built: Callable[[str], bool] = index_r
     return StageCost(minutes=round(seconds / 60, 1), basis=basis)
 
 
-def expected_cost(directory: Path | None = None) -> StageCost:
+def expected_cost(directory: Path | None = None, *, new_encoder: bool = False) -> StageCost:
     """:func:`training_cost` of the reranker in ``directory`` (default: the shipped one, which
-    :func:`train_reranker` with its defaults reproduces)."""
-    return training_cost(read_report(directory or shipped_artifact_dir()))
+    :func:`train_reranker` with its defaults reproduces); with ``new_encoder`` (a compile
+    that fine-tunes one first), every training index is built anew, embedded by it."""
+    report = read_report(directory or shipped_artifact_dir())
+    return training_cost(report, (lambda _: False) if new_encoder else index_ready)

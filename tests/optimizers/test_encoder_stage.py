@@ -242,7 +242,7 @@ def test_the_compile_stage_is_skipped_with_a_line_without_the_train_extra(
     said: list[str] = []
     assert train_artifact_encoder(tmp_path, None, progress=False, say=said.append) is None
     assert said == [
-        "4b/7 encoder: skipped, the encoder fine-tune needs torch: pip install 'filingqa[train]'"
+        "4/7 encoder: skipped, the encoder fine-tune needs torch: pip install 'filingqa[train]'"
     ]
     assert not (tmp_path / "encoder").exists()
 

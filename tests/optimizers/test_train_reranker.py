@@ -14,6 +14,7 @@ from filingqa.optimizers import compile_stages
 from filingqa.optimizers import train_reranker as training
 from filingqa.optimizers.budget import StageCost, estimate
 from filingqa.optimizers.compile_records import RerankerStage
+from filingqa.optimizers.encoder_stage import EncoderStage
 from filingqa.optimizers.presets import preset
 from filingqa.optimizers.reranker_cv import cross_validate, document_folds, recall_at
 from filingqa.optimizers.reranker_fit import TrainParams, fit
@@ -292,6 +293,35 @@ def test_compile_trains_its_reranker_with_the_training_path(
     assert Reranker.load(tmp_path / "art" / "reranker").trained
     assert stage() == entry
     assert len(calls) == 1 and len(said) == 1  # the second run resumes from the report
+    assert calls[0]["embedder"] is None and entry.embedder is None
+
+
+def test_an_artifacts_reranker_learns_the_scores_of_the_artifacts_encoder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict] = []
+    installed: list[Path] = []
+
+    def spy(**kwargs: object) -> TrainingReport:
+        calls.append(kwargs)
+        raise RuntimeError("stop after the call")
+
+    monkeypatch.setattr(compile_stages, "train_reranker", spy)
+    monkeypatch.setattr("filingqa.models.embedding.install_tuned_encoder", installed.append)
+    encoder = EncoderStage(
+        dir="encoder", name="all-MiniLM-L6-v2+tuned-0123", sha256="0" * 64, examples=5, seconds=1.0
+    )
+    said: list[str] = []
+    with pytest.raises(RuntimeError, match="stop after the call"):
+        compile_stages.train_artifact_reranker(
+            tmp_path, None, encoder, progress=False, say=said.append
+        )
+    assert installed == [tmp_path / "encoder"]
+    assert calls[0]["embedder"] == "all-MiniLM-L6-v2+tuned-0123"
+    assert said == [
+        "4b/7 training the reranker over indexes embedded by all-MiniLM-L6-v2+tuned-0123 "
+        "(each built unless it is)"
+    ]
 
 
 def split_run(questions: int, first_build_seconds: float, search_seconds: float) -> SplitRun:
@@ -343,6 +373,9 @@ def test_the_shipped_report_gives_the_plan_its_reranker_cost() -> None:
     assert shipped.search == training.TRAINING_SEARCH.model_dump()
     cost = training.expected_cost()
     assert cost.minutes >= shipped.fit_seconds / 60 and "questions ×" in cost.basis
+    anew = training.expected_cost(new_encoder=True)  # a compile's own encoder: every index new
+    builds = sum(run.first_build_seconds or 0.0 for run in shipped.splits.values())
+    assert anew.minutes >= round(builds / 60, 1) and "2 index(es) to build" in anew.basis
 
 
 @pytest.mark.data
