@@ -72,6 +72,7 @@ def main() -> None:
             print(name, rows[name])
     finally:
         index.close()
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
         json.dumps(
             {
