@@ -223,6 +223,7 @@ class _Build:
         todo = []
         for item in self.corpus.items:
             key = item.key(recipe)
+            self._take_over_stat_key(item, key)
             if self._finished(key, item.doc_id):
                 self._resumed.append(item)
             else:
@@ -285,6 +286,16 @@ class _Build:
             self.statements_stored += 1
         if not failed:
             store.mark_current()
+
+    def _take_over_stat_key(self, item: CorpusItem, key: str) -> None:
+        """Record ``key`` for a file an earlier version finished under its stat key
+        (:meth:`CorpusItem.stat_key`), unchanged since."""
+        if self.ledger.get(key) is not None:
+            return
+        old = item.stat_key(self.index.recipe)
+        entry = self.ledger.get(old) if old else None
+        if entry is not None:
+            self.ledger.add([entry.model_copy(update={"key": key})])
 
     def _finished(self, key: str, doc_id: str) -> bool:
         """Whether the ledger says so and the index holds that many passages of the doc."""

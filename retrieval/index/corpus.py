@@ -65,14 +65,24 @@ class CorpusItem:
         embedded (``recipe``): the ledger key. A file counts by its bytes, not by where it
         lies or when it was last written, so a copied or restored corpus is not indexed
         again."""
+        if self.path is None:
+            return self._key("\n".join(p.model_dump_json() for p in self.passages), recipe)
+        digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        return self._key(f"{digest}|{PARSER_VERSION}", recipe)
+
+    def stat_key(self, recipe: PassageRecipe = LEGACY) -> str | None:
+        """The key earlier versions gave a file (its path, size and modification time), so
+        that an index they built keeps the filings unchanged since; None for ready passages."""
+        if self.path is None:
+            return None
+        stat = self.path.stat()
+        content = f"{self.path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{PARSER_VERSION}"
+        return self._key(content, recipe)
+
+    def _key(self, content: str, recipe: PassageRecipe) -> str:
         meta = self.document.model_dump_json(exclude={"source", "pages"})
         if recipe != LEGACY:
             meta += json.dumps(recipe.describe(), sort_keys=True)
-        if self.path is None:
-            content = "\n".join(p.model_dump_json() for p in self.passages)
-        else:
-            digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
-            content = f"{digest}|{PARSER_VERSION}"
         return hashlib.sha256(f"{meta}\n{content}".encode()).hexdigest()
 
     def attempt(self, budget: TokenBudget = ESTIMATED) -> IngestedDocument | IngestFailure:

@@ -144,6 +144,27 @@ def test_a_copied_or_touched_corpus_is_not_indexed_again(filings: Path, tmp_path
     assert (again.indexed, again.resumed, again.written, encoder.calls) == (0, 3, 0, 0)
 
 
+def test_an_index_an_earlier_version_keyed_by_stat_keeps_its_unchanged_files(
+    filings: Path, tmp_path: Path
+) -> None:
+    location = tmp_path / "index"
+    build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)
+    opened = PassageIndex.open(location, fake_embedder())
+    recipe = opened.recipe
+    opened.close()
+    items = {item.doc_id: item for item in file_corpus([filings]).items}
+    ledger = location / LEDGER_FILE
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    for entry in entries:  # as an earlier version wrote them
+        entry["key"] = items[entry["doc_id"]].stat_key(recipe)
+    ledger.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    encoder = FakeEncoder()
+    again = build_index(location, paths=[filings], embedder=fake_embedder(encoder), progress=False)
+    assert (again.indexed, again.resumed, again.written, encoder.calls) == (0, 3, 0, 0)
+    taken_over = Ledger(ledger)
+    assert all(taken_over.get(items[entry["doc_id"]].key(recipe)) for entry in entries)
+
+
 def test_killed_build_resumes_without_duplicates_or_loss(filings: Path, tmp_path: Path) -> None:
     location = tmp_path / "index"
     killer = fake_embedder(FakeEncoder(fail_on_call=2))
