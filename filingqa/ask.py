@@ -165,11 +165,13 @@ def answer_over_index(
     """Answer ``question`` over the index at ``index``, within ``doc_ids`` when given, else
     narrowed to ``company`` when given (see :func:`answer_with_search`). The search runs
     with the ``SearchSettings`` changes ``program`` records (its remote rerank stage, say),
-    then ``search_settings``."""
+    then ``search_settings``, reranked by ``program``'s own reranker when its compile trained
+    one (else the default)."""
     from filingqa.retrieval.search.pipeline import FilingSearch
 
     changes = {**(getattr(program, "search_settings", None) or {}), **(search_settings or {})}
-    with closing(FilingSearch.open(index)) as opened:
+    reranker = getattr(program, "reranker", None) or "default"
+    with closing(FilingSearch.open(index, reranker=reranker)) as opened:
         search = opened.with_settings(**changes) if changes else opened
         handle = DocumentSearch(search, list(doc_ids)) if doc_ids else search
         return answer_with_search(

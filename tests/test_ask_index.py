@@ -10,8 +10,10 @@ from filingqa.ask import (
     answer_with_search,
     format_answer,
 )
+from filingqa.program.financial_qa import FinancialQA
 from filingqa.records import Passage
 from filingqa.retrieval.search.pipeline import FilingSearch, RankedPassage
+from filingqa.retrieval.search.rerank import Reranker
 
 from .kit.passages import CASH_FLOW, MDNA, QUESTION
 from .kit.replies import NO_AMBIGUITY, chat, program_replies
@@ -75,8 +77,9 @@ def test_answer_over_index_opens_restricts_and_releases_the_index(
     fake = FakeFilingSearch([MDNA, CASH_FLOW])
     opened: list[Path] = []
 
-    def open_(index: Path) -> FakeFilingSearch:
+    def open_(index: Path, reranker: object = "default") -> FakeFilingSearch:
         opened.append(index)
+        assert reranker == "default"  # no program: the default reranker
         return fake
 
     monkeypatch.setattr(FilingSearch, "open", open_)
@@ -86,6 +89,23 @@ def test_answer_over_index_opens_restricts_and_releases_the_index(
     assert answer.answer == "399.8 million"
     assert opened == [tmp_path] and fake.closed
     assert {tuple(call["doc_ids"]) for call in fake.calls} == {("ACME_2024_10K",)}
+
+
+def test_a_compiled_programs_own_reranker_orders_the_search(
+    scripted_lm, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    own = Reranker()
+    program = FinancialQA(samples=1)
+    program.reranker = own
+    used: list[object] = []
+
+    def open_(index: Path, reranker: object = "default") -> FakeFilingSearch:
+        used.append(reranker)
+        return FakeFilingSearch([MDNA, CASH_FLOW])
+
+    monkeypatch.setattr(FilingSearch, "open", open_)
+    answer_over_index(QUESTION, index=tmp_path, lm=scripted_lm(program_replies()), program=program)
+    assert used == [own]
 
 
 def test_a_worded_answer_says_there_is_no_program(scripted_lm) -> None:

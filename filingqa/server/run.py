@@ -34,7 +34,11 @@ def serve(settings: ServerSettings) -> None:
     program = read_program(settings.program) if settings.program else None
     lm = get_lm(settings.lm, api_base=settings.api_base)
     changes = {**(getattr(program, "search_settings", None) or {}), **settings.search}
-    library = Library.open(settings.index, settings=SearchSettings.model_validate(changes))
+    library = Library.open(
+        settings.index,
+        reranker=getattr(program, "reranker", None) or "default",
+        settings=SearchSettings.model_validate(changes),
+    )
     if not library.documents():
         print(
             f"filingqa: {settings.index} holds no filings yet: indexing the bundled sample "
