@@ -33,7 +33,8 @@ from filingqa.records.search_handle import SearchHandle
 from filingqa.sandbox import ExecutionResult
 
 if TYPE_CHECKING:
-    from filingqa.retrieval.search.pipeline import FilingSearch
+    from filingqa.retrieval.search.pipeline import FilingSearch, ReRankerChoice
+    from filingqa.retrieval.search.rerank import Reranker
 
 DEFAULT_INDEX = "default"  # what `filingqa index PATH...` builds
 SAMPLE_DOC = "NORTHWIND_2024_10K"
@@ -170,13 +171,18 @@ def answer_over_index(
     from filingqa.retrieval.search.pipeline import FilingSearch
 
     changes = {**(getattr(program, "search_settings", None) or {}), **(search_settings or {})}
-    reranker = getattr(program, "reranker", None) or "default"
-    with closing(FilingSearch.open(index, reranker=reranker)) as opened:
+    with closing(FilingSearch.open(index, reranker=program_reranker(program))) as opened:
         search = opened.with_settings(**changes) if changes else opened
         handle = DocumentSearch(search, list(doc_ids)) if doc_ids else search
         return answer_with_search(
             question, search=handle, lm=lm, company=company, samples=samples, program=program
         )
+
+
+def program_reranker(program: FinancialQA | None) -> ReRankerChoice:
+    """The reranker a compiled ``program``'s compile trained, else the default one."""
+    own: Reranker | None = getattr(program, "reranker", None)
+    return own if own is not None else "default"
 
 
 def answer_with_search(

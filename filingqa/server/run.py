@@ -6,7 +6,7 @@ import shutil
 import sys
 
 from filingqa.artifacts.compiled import read_program
-from filingqa.ask import SAMPLE_DOC, sample_filing
+from filingqa.ask import SAMPLE_DOC, program_reranker, sample_filing
 from filingqa.lm.backbone import get_lm, is_embedded
 from filingqa.retrieval.search.pipeline import SearchSettings
 from filingqa.server.answering import ProgramAnswerer
@@ -36,7 +36,7 @@ def serve(settings: ServerSettings) -> None:
     changes = {**(getattr(program, "search_settings", None) or {}), **settings.search}
     library = Library.open(
         settings.index,
-        reranker=getattr(program, "reranker", None) or "default",
+        reranker=program_reranker(program),
         settings=SearchSettings.model_validate(changes),
     )
     if not library.documents():
