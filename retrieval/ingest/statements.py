@@ -469,8 +469,9 @@ def table_records(
         for header in column_headers(found.table)
     ]
     rows = _body(found.table)
-    parts = _printed_parts(rows, found.statement)
-    concepts = _row_concepts(rows, found.statement)
+    read = [_concept(row, found.statement) for row in rows]
+    parts = _printed_parts(rows, read)
+    concepts = _row_concepts(rows, [None if c in parts else c for c in read])
     records: list[StatementRecord] = []
     for row, concept in zip(rows, concepts, strict=True):
         unit, row_scale = row_unit(row.label, row.section, scale)
@@ -478,10 +479,9 @@ def table_records(
             value = cell_value(cell)
             if period is None or value is None:
                 continue
-            kept = None if concept in parts else concept
             printed = " ".join(cell.split())
             records.append(
-                _record(document, found, row, kept, period, value, printed, unit, row_scale)
+                _record(document, found, row, concept, period, value, printed, unit, row_scale)
             )
     for concept, indexes in parts.items():
         records += _part_sums(document, found, [rows[i] for i in indexes], concept, periods, scale)
@@ -522,12 +522,11 @@ def _record(
     )
 
 
-def _printed_parts(rows: list[_Row], statement: Statement) -> dict[str, list[int]]:
-    """The rows of each concept of :data:`SUMMED_PARTS` the table prints in two or more
-    plain rows and no total ("Cost of products", "Cost of services")."""
+def _printed_parts(rows: list[_Row], concepts: list[str | None]) -> dict[str, list[int]]:
+    """The rows of each concept of :data:`SUMMED_PARTS` (``concepts``: each row's) the table
+    prints in two or more plain rows and no total ("Cost of products", "Cost of services")."""
     found: dict[str, list[int]] = {}
-    for index, row in enumerate(rows):
-        concept = _concept(row, statement)
+    for index, concept in enumerate(concepts):
         if concept in SUMMED_PARTS:
             found.setdefault(concept, []).append(index)
     return {
@@ -565,9 +564,9 @@ def _part_sums(
     return records
 
 
-def _row_concepts(rows: list[_Row], statement: Statement) -> list[str | None]:
-    """Each row's concept, a concept kept only on its preferred row of the table."""
-    concepts = [_concept(row, statement) for row in rows]
+def _row_concepts(rows: list[_Row], concepts: list[str | None]) -> list[str | None]:
+    """Each row's concept of ``concepts``, a concept kept only on its preferred row of the
+    table."""
     chosen: dict[str, int] = {}
     for index, concept in enumerate(concepts):
         if concept is None:
