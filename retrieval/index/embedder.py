@@ -31,6 +31,10 @@ Role = Literal["passage", "query"]
 CACHE_NAME = "embeddings"
 DEFAULT_MODEL = DEFAULT_EMBEDDING.key
 RECENT_QUERIES = 32
+PASSAGE_BATCH = 8
+"""Passages per model call: a batch is padded to its longest text and its attention grows
+with the square of that length, so on CPU small batches of like-length texts embed fastest
+(see docs/retrieval.md)."""
 _OFFLINE_NAMES = frozenset({DEFAULT_EMBEDDING.key, DEFAULT_EMBEDDING.fastembed_name})
 
 
@@ -143,7 +147,9 @@ class Embedder:
         tokenizer gives the window and the token count."""
 
         def passages(texts: list[str]) -> np.ndarray:
-            return by_length(texts, lambda ordered: list(model.passage_embed(ordered)))
+            return by_length(
+                texts, lambda ordered: list(model.passage_embed(ordered, batch_size=PASSAGE_BATCH))
+            )
 
         def queries(texts: list[str]) -> np.ndarray:
             return np.asarray(list(model.query_embed(texts)), dtype=np.float32)

@@ -67,7 +67,7 @@ def test_a_passage_embeds_alike_alone_and_beside_others(
     embedder = Embedder.load(str(tmp_path / "encoder"), cache=False)
     alone = embedder.embed_passages([PAIRS[0][1]])
     beside = embedder.embed_passages([PAIRS[0][1], " ".join(p for _, p in PAIRS)])
-    assert np.allclose(alone[0], beside[0], atol=1e-5)  # weights only: no per-batch scale
+    assert np.allclose(alone[0], beside[0], atol=1e-5)  # scales per row block, none per batch
 
 
 def test_an_index_s_tuned_encoder_is_found_by_name_once_installed(
