@@ -254,16 +254,21 @@ def _batch_loss(
 ) -> Any:
     """The multiple-negatives ranking loss of one batch: each query against every positive
     and hard negative of the batch, its own positive the target; another example's positive
-    for the same query is masked (not a negative)."""
+    for the same query, and any copy of its own positive (another example's negative drawn
+    from another company may be it), are masked (not negatives)."""
     queries = _embed(torch, model, tokenizer, [e.query for e in batch], settings.query_tokens)
     passages = [e.positive for e in batch] + [n for e in batch for n in e.negatives]
     candidates = _embed(torch, model, tokenizer, passages, max_length)
     logits = settings.scale * queries @ candidates.T
-    same_query = torch.tensor(
-        [[a.query == b.query and i != j for j, b in enumerate(batch)] for i, a in enumerate(batch)]
+    mask = torch.tensor(
+        [
+            [
+                i != j and (text == a.positive or (j < len(batch) and a.query == batch[j].query))
+                for j, text in enumerate(passages)
+            ]
+            for i, a in enumerate(batch)
+        ]
     )
-    mask = torch.zeros_like(logits, dtype=torch.bool)
-    mask[:, : len(batch)] = same_query
     logits = logits.masked_fill(mask, float("-inf"))
     return torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
 

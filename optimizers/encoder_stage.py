@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -192,10 +193,12 @@ def train_encoder(
     if len(from_splits) > settings.split_examples:
         from_splits = random.Random(0).sample(from_splits, settings.split_examples)
     examples = [*from_slices, *from_splits]
+    kinds = Counter(kind for example in examples for kind in example.kinds)
     say(
         f"    {len(examples)} examples ({len(from_slices)} from {', '.join(slices) or 'no slice'}"
-        f", {len(from_splits)} from {', '.join(settings.train_specs)}); searching took "
-        f"{searched / 60:.1f} min"
+        f", {len(from_splits)} from {', '.join(settings.train_specs)}); negatives: "
+        + (", ".join(f"{kind} {n}" for kind, n in kinds.most_common()) or "none")
+        + f"; searching took {searched / 60:.1f} min"
     )
     tuned = fine_tune(examples, weights, out, settings.tune, spec=spec, progress=progress)
     report = EncoderStageReport(

@@ -11,7 +11,7 @@ import pytest
 from filingqa.models.embedding import read_tuned_encoder
 from filingqa.models.store import ModelNotReady
 from filingqa.optimizers.encoder_examples import ContrastiveExample
-from filingqa.optimizers.encoder_fine_tune import EncoderSettings, fine_tune
+from filingqa.optimizers.encoder_fine_tune import EncoderSettings, _batch_loss, fine_tune
 from filingqa.retrieval.index.embedder import Embedder
 
 from .tiny_bert import TINY, write_tiny_bert
@@ -57,6 +57,15 @@ def test_the_tuned_encoder_ranks_each_question_s_passage_first(
     passages = embedder.embed_passages([p for _, p in PAIRS])
     assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
     assert list((queries @ passages.T).argmax(axis=1)) == [0, 1, 2, 3]
+
+
+def test_a_copy_of_an_example_s_own_positive_is_not_its_negative(tiny_weights: Path) -> None:
+    model = transformers.AutoModel.from_pretrained(str(tiny_weights))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(tiny_weights))
+    query, passage = PAIRS[0]
+    copied = ContrastiveExample(query, passage, (passage,), "doc0")
+    loss = _batch_loss(torch, model, tokenizer, [copied], EncoderSettings(), TINY.max_length)
+    assert float(loss) == pytest.approx(0.0)  # its positive is the only candidate left
 
 
 def test_a_passage_embeds_alike_alone_and_beside_others(
