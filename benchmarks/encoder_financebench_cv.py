@@ -2,12 +2,13 @@
 
 The dev questions (PDFs present) are split into folds by company. For each fold the pinned
 MiniLM weights are fine-tuned (:mod:`filingqa.optimizers.encoder_fine_tune`) on contrastive
-examples from the served search's candidates (:mod:`filingqa.optimizers.encoder_examples`):
-the FinanceBench questions of the *other* companies (tuning and report slices alike: this
-is cross-validation, nothing is shipped) and a sample of the shipped reranker's training
-splits (FinQA/TAT-QA, searched as served). The fold's questions are then scored on the
-candidates the served search handed its reranker (first stage by the index's encoder, so
-the tuned encoder only reorders them: a floor on what it adds, not its whole effect).
+examples from the served search's candidates, their negatives typed
+(:mod:`filingqa.optimizers.encoder_examples`): the FinanceBench questions of the *other*
+companies (tuning and report slices alike: this is cross-validation, nothing is shipped) and
+a sample of the shipped reranker's training splits (FinQA/TAT-QA, searched as served). The
+fold's questions are then scored on the candidates the served search handed its reranker
+(first stage by the index's encoder, so the tuned encoder only reorders them: a floor on
+what it adds, not its whole effect).
 
 Rows, each page Hit@1/5/10 for all questions, per committed slice and per question type:
 the fused order, the shipped reranker, the dense score alone (base, then the fold's tuned
@@ -27,6 +28,7 @@ import pickle
 import random
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -158,6 +160,12 @@ def main() -> None:
     parser.add_argument(
         "--reuse-encoders", action="store_true", help="keep each fold's encoder from --encoders"
     )
+    parser.add_argument(
+        "--dense-only",
+        action="store_true",
+        help="score each fold's questions only (no reranker trained by fold): far fewer "
+        "candidates embedded by each fold's encoder",
+    )
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args()
     started = time.perf_counter()
@@ -196,8 +204,10 @@ def main() -> None:
     tune = EncoderSettings(
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate
     )
-    by_base = {g.query_id: rescored(g, base, all_texts) for g in [*groups, *base_groups]}
-    orders: dict[str, dict[str, list[Candidate]]] = {name: {} for name in ROWS}
+    rows = ROWS[:-2] if args.dense_only else ROWS
+    scored_groups = groups if args.dense_only else [*groups, *base_groups]
+    by_base = {g.query_id: rescored(g, base, all_texts) for g in scored_groups}
+    orders: dict[str, dict[str, list[Candidate]]] = {name: {} for name in rows}
     trainings = []
     for fold in range(args.folds):
         test = [g for g in groups if fold_of[g.query_id] == fold]
@@ -213,32 +223,41 @@ def main() -> None:
                 *base_examples,
             ]
             report = fine_tune(examples, weights, folder, tune, progress=True)
-            trainings.append({"fold": fold, "questions": len(test), **report.model_dump()})
+            kinds = Counter(kind for example in examples for kind in example.kinds)
+            trainings.append(
+                {
+                    "fold": fold,
+                    "questions": len(test),
+                    "negative_kinds": dict(kinds),
+                    **report.model_dump(),
+                }
+            )
             print(f"fold {fold}: {report}", flush=True)
         tuned = Embedder.load(str(folder))
-        by_tuned = {g.query_id: rescored(g, tuned, all_texts) for g in [*groups, *base_groups]}
+        to_tune = test if args.dense_only else scored_groups
+        by_tuned = {g.query_id: rescored(g, tuned, all_texts) for g in to_tune}
         learned = {
             name: Reranker(fit([scored[g.query_id] for g in [*train, *base_groups]]))
             for name, scored in (("base", by_base), ("tuned", by_tuned))
+            if not args.dense_only
         }
         for group in test:
             question, candidates = group.question, group.candidates
             base_scored = by_base[group.query_id].candidates
             tuned_scored = by_tuned[group.query_id].candidates
-            for name, order in zip(
-                ROWS,
-                (
-                    candidates,
-                    shipped.rerank(question, candidates),
-                    shipped.rerank(question, base_scored),
-                    by_dense(base_scored),
-                    by_dense(tuned_scored),
-                    shipped.rerank(question, tuned_scored),
-                    learned["base"].rerank(question, base_scored),
-                    learned["tuned"].rerank(question, tuned_scored),
+            ordered = [
+                candidates,
+                shipped.rerank(question, candidates),
+                shipped.rerank(question, base_scored),
+                by_dense(base_scored),
+                by_dense(tuned_scored),
+                shipped.rerank(question, tuned_scored),
+                *(
+                    learned[name].rerank(question, base_scored if name == "base" else tuned_scored)
+                    for name in learned
                 ),
-                strict=True,
-            ):
+            ]
+            for name, order in zip(rows, ordered, strict=True):
                 orders[name][group.query_id] = spread(order, settings)
     results = ordering_results(orders, queries, financebench_groups(queries, args.data_dir))
     summary = {
@@ -250,6 +269,7 @@ def main() -> None:
         "base_groups": len(base_groups),
         "base_examples": len(base_examples),
         "hard_negatives": negatives,
+        "dense_only": args.dense_only,
         "settings": tune.model_dump(),
         "folds": trainings,
         "seconds": round(time.perf_counter() - started, 1),
