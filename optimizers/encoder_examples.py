@@ -146,7 +146,7 @@ class _Pool:
     def _most_alike(
         self, positive: Candidate, kind: NegativeKind, gold_pages: set[tuple[str, int]]
     ) -> Candidate | None:
-        words = _words(positive.passage.text)
+        words = self._words[positive.passage.id]  # every group's positives are pooled
         best, best_score = None, 0.0
         for candidate in self._of_kind(positive, kind, gold_pages):
             theirs = self._words[candidate.passage.id]
