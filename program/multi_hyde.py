@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from filingqa.records import Passage
 from filingqa.records.search_handle import SearchHandle
 from filingqa.retrieval.index.fusion import reciprocal_rank_fusion
-from filingqa.signatures.hyde import WriteHypotheticalPassages
+from filingqa.signatures.hyde import write_hypothetical_passages
 from filingqa.signatures.rewrite import RewriteQuery
 
 
@@ -44,7 +44,8 @@ class MultiHydeRetriever(dspy.Module):
             raise ValueError("hypotheses must be >= 0 and k >= 1")
         self.rewrite = dspy.Predict(RewriteQuery, max_tokens=REWRITE_TOKENS)
         self.hyde = dspy.Predict(
-            WriteHypotheticalPassages, max_tokens=HYDE_TOKENS + HYDE_TOKENS_EACH * hypotheses
+            write_hypothetical_passages(hypotheses),
+            max_tokens=HYDE_TOKENS + HYDE_TOKENS_EACH * hypotheses,
         )
         self.hypotheses = hypotheses
         self.k = k

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Annotated
+
 import dspy
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 # Length bounds for decoding under a JSON-schema grammar only (json_schema_extra: a longer
 # reply from an API backbone still validates). Unbounded, a small model can enumerate items
@@ -29,3 +32,30 @@ class WriteHypotheticalPassages(dspy.Signature):
     question: str = dspy.InputField()
     count: int = dspy.InputField(desc="how many query/passage pairs to write")
     hypotheses: list[HypotheticalPassage] = dspy.OutputField()
+
+
+class Hypotheses(RootModel[list[HypotheticalPassage]]):
+    """Hypothetical passages, iterable and sliceable like the list they hold."""
+
+    def __iter__(self) -> Iterator[HypotheticalPassage]:  # type: ignore[override]
+        return iter(self.root)
+
+    def __getitem__(self, index: slice) -> list[HypotheticalPassage]:
+        return self.root[index]
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+
+def write_hypothetical_passages(count: int) -> type[WriteHypotheticalPassages]:
+    """The signature with ``hypotheses`` bounded to ``count`` items under a JSON-schema
+    grammar, which closes the list there: unbounded, a small model goes on writing pairs
+    until the step's token cap cuts the reply. A longer list from an API backbone still
+    validates."""
+    bounds = {"minItems": min(count, 1), "maxItems": count}
+
+    class BoundedHypotheses(Hypotheses):
+        model_config = ConfigDict(title="Hypotheses")
+        root: Annotated[list[HypotheticalPassage], Field(json_schema_extra=bounds)]
+
+    return WriteHypotheticalPassages.with_updated_fields("hypotheses", type_=BoundedHypotheses)

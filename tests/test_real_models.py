@@ -67,6 +67,7 @@ def test_the_grammar_closes_a_list_the_model_would_repeat(local_lm: dspy.LM) -> 
     assert 1 <= len(rewritten.variants) <= MAX_ARRAY_ITEMS
     assert all(len(v) <= 160 for v in rewritten.variants)
     assert all(len(h.passage) <= PASSAGE_CHARS for h in written.hypotheses)
+    assert 1 <= len(written.hypotheses) <= 3  # the grammar closes the list at its count
 
 
 def test_embedding_model_embeds_offline() -> None:

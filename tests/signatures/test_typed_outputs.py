@@ -4,6 +4,7 @@ import json
 
 import dspy
 import pytest
+from dspy.adapters.json_adapter import _get_structured_outputs_response_format
 from pydantic import ValidationError
 
 from filingqa.signatures.ambiguity import (
@@ -15,7 +16,11 @@ from filingqa.signatures.ambiguity import (
 from filingqa.signatures.cot import AnswerFromEvidence
 from filingqa.signatures.curate import CurateEvidence
 from filingqa.signatures.decompose import Decompose, SubQuestion
-from filingqa.signatures.hyde import HypotheticalPassage, WriteHypotheticalPassages
+from filingqa.signatures.hyde import (
+    HypotheticalPassage,
+    WriteHypotheticalPassages,
+    write_hypothetical_passages,
+)
 from filingqa.signatures.review import ReviewRefusal
 from filingqa.signatures.rewrite import RewriteQuery
 from filingqa.signatures.verify import RefineQuestions, VerifyAnswer
@@ -71,6 +76,23 @@ def test_hyde_gives_query_passage_pairs(scripted_lm) -> None:
     out = run(scripted_lm, WriteHypotheticalPassages, reply, question="3M capex?", count=2)
     assert all(isinstance(h, HypotheticalPassage) for h in out.hypotheses)
     assert len(out.hypotheses) == 2
+
+
+def test_hyde_bounded_to_its_count_closes_the_list_under_the_grammar() -> None:
+    signature = write_hypothetical_passages(2)
+    schema = _get_structured_outputs_response_format(signature).model_json_schema()
+    field = schema["properties"]["hypotheses"]
+    listed = schema["$defs"][field["$ref"].rsplit("/", 1)[1]]
+    assert (listed["type"], listed["minItems"], listed["maxItems"]) == ("array", 1, 2)
+    assert signature.instructions == WriteHypotheticalPassages.instructions
+
+
+def test_hyde_bounded_still_reads_a_longer_list_from_an_api_backbone(scripted_lm) -> None:
+    pair = {"query": "capex cash flow statement", "passage": "Purchases of PP&E (1,577)"}
+    out = run(scripted_lm, write_hypothetical_passages(1), {"hypotheses": [pair, pair]})
+    assert len(out.hypotheses) == 2
+    assert out.hypotheses[:1] == [HypotheticalPassage(**pair)]
+    assert [h.query for h in out.hypotheses] == [pair["query"]] * 2
 
 
 def test_curate_gives_ids_answerability_and_a_complementary_query(scripted_lm) -> None:
