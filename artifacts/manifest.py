@@ -64,12 +64,46 @@ class DataSplit(BaseModel):
     files: dict[str, dict[str, str]]
 
 
-class Selection(BaseModel):
-    """Which program the artifact keeps, and the paired dev evidence for it."""
+Kept = Literal["compiled", "uncompiled"]
+
+
+class Confirmation(BaseModel):
+    """The two programs on the confirmation draw (questions sharing no context with those
+    the compiled one was chosen on): accuracy and cold seconds per question of each, the
+    compiled one's paired wins and losses, and the one kept — the cheaper of the two unless
+    the one-sided sign test tells the costlier one better."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kept: Literal["compiled", "uncompiled"]
+    kept: Kept
+    questions: int
+    wins: int
+    """Questions the compiled program gets right and the uncompiled one wrong."""
+    losses: int
+    """Questions the uncompiled program gets right and the compiled one wrong."""
+    accuracy: dict[Kept, float]
+    seconds: dict[Kept, float]
+    """Seconds per question, priced cold (a request the start made is priced at its own)."""
+
+    def describe(self) -> str:
+        """One clause for a terminal."""
+        c: Kept = "compiled"
+        u: Kept = "uncompiled"
+        return (
+            f"confirmation ({self.questions} other questions): compiled "
+            f"{self.accuracy[c]:.0%} at {self.seconds[c]:.1f} s/q vs "
+            f"{self.accuracy[u]:.0%} at {self.seconds[u]:.1f} s/q, wins {self.wins}, "
+            f"loses {self.losses}: keeps the {self.kept}"
+        )
+
+
+class Selection(BaseModel):
+    """Which program the artifact keeps, with the paired dev evidence for it and, when the
+    compiled program won dev, its confirmation on other questions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kept: Kept
     wins: int
     """Dev questions the compiled program gets right and the uncompiled one wrong."""
     losses: int
@@ -77,13 +111,22 @@ class Selection(BaseModel):
     p_value: float
     """One-sided sign test over the ``wins + losses`` questions where the two differ."""
     max_p_value: float
+    confirmation: Confirmation | None = None
+    """None: the compiled program lost dev, or the compile drew no confirmation questions."""
+
+    @property
+    def won_dev(self) -> bool:
+        """Whether the compiled program beat the uncompiled one on dev."""
+        return self.wins > self.losses and self.p_value <= self.max_p_value
 
     def describe(self) -> str:
         """One line for a terminal."""
-        return (
-            f"kept the {self.kept} program: compiled wins {self.wins}, loses {self.losses} "
-            f"dev questions (sign test p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
+        dev = (
+            f"compiled wins {self.wins}, loses {self.losses} dev questions (sign test "
+            f"p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
         )
+        confirmed = f"; {self.confirmation.describe()}" if self.confirmation else ""
+        return f"kept the {self.kept} program: {dev}{confirmed}"
 
 
 class Manifest(BaseModel):

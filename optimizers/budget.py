@@ -71,6 +71,10 @@ queries)."""
 PAGE_CALL_WEIGHT = 1.1
 """A query-writing call in average compile calls: it evaluates about 366 prompt tokens and
 generates about 138 (the FinanceBench report rows' retrieve step)."""
+PICK_ANSWERS = 2.8
+"""A compiled program's answer over gold context in answers of the uncompiled program: the
+committed artifact's pick took 2.8 times the uncompiled program's seconds on the TAT-QA
+report questions (its votes decoded; docs/experiments.md)."""
 LOOP_CALLS = 1.2
 """The verify-revise loop's calls after a question's single pass: a verdict, and a
 revision and a verdict more where the verifier rejects."""
@@ -205,6 +209,7 @@ def estimate(
     dev: int,
     calibration: int,
     local: bool,
+    confirm: int = 0,
     reranker: StageCost | None = None,
     encoder: StageCost | None = None,
     calibration_is_dev: bool = False,
@@ -212,7 +217,9 @@ def estimate(
     open_questions: int = 0,
     page_questions: int = 0,
 ) -> BudgetEstimate:
-    """The cost of a compile with ``train``/``dev``/``calibration`` questions drawn, and
+    """The cost of a compile with ``train``/``dev``/``confirm``/``calibration`` questions
+    drawn (the confirmation priced as if the compiled program wins dev: both programs
+    answer it, the compiled one at :data:`PICK_ANSWERS`), and
     ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
@@ -223,6 +230,8 @@ def estimate(
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
+    if confirm:
+        stages["confirmation"] = confirm * per_question * (1 + PICK_ANSWERS)
     # the full loop's first pass repeats the single pass's requests
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     ran_loops = calibration_is_dev and settings.target == "program"

@@ -14,7 +14,9 @@ The stages, one function each returning its record
    (``optimized.json`` + ``optimizer.json``);
 3. dev score after (``eval/after.jsonl``; the search's rows of its pick), and the choice of
    the program the artifact keeps (``program.json``): the compiled one only if it beats the
-   uncompiled one on dev, paired (:mod:`~filingqa.optimizers.selection`);
+   uncompiled one on dev, paired, and then holds on the confirmation draw, questions of
+   other contexts both programs answer (``eval/confirm-*.jsonl``): there the cheaper of the
+   two is kept unless the costlier is told better (:mod:`~filingqa.optimizers.selection`);
 4. the encoder (``encoder/``, :func:`~filingqa.optimizers.encoder_stage.train_artifact_encoder`:
    the embedder fine-tuned on what the served search returns; skipped with a line without
    the ``train`` extra), then the reranker (``reranker/``,
@@ -198,10 +200,10 @@ def claim(request: CompileRequest) -> None:
 
 def _current(written: dict[str, Any]) -> dict[str, Any]:
     """``compile.json`` as written, without the optimizer settings since retired, with the
-    settings since added at their defaults."""
+    settings since added at what the compile that wrote it did."""
     written = {"skip_encoder": False} | written  # before the encoder stage
     settings = written.get("settings")
     if not isinstance(settings, dict):
         return written
     known = {k: v for k, v in settings.items() if k in OptimizerSettings.model_fields}
-    return written | {"settings": known}
+    return written | {"settings": {"confirm": []} | known}  # before the confirmation

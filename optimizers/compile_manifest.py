@@ -46,7 +46,14 @@ def assemble_manifest(
     request, s = plan.request, plan.request.settings
     log = optimization.log
     opened = open_stage or OpenCorpusStage()
-    stage_seconds = [before.seconds, log.seconds, after.seconds, opened.seconds, router.seconds]
+    stage_seconds = [
+        before.seconds,
+        log.seconds,
+        after.seconds,
+        kept.seconds,
+        opened.seconds,
+        router.seconds,
+    ]
     return Manifest(
         name=request.name,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -77,6 +84,7 @@ def assemble_manifest(
             "dev before": before.lm_calls,
             "optimizer": log.lm_calls,
             "dev after": after.lm_calls,
+            "confirmation": kept.lm_calls,
             "open corpus": opened.lm_calls,
             "router labels": router.lm_calls,
         },
@@ -118,6 +126,7 @@ def _data_splits(plan: CompilePlan, data_dir: Path | None) -> dict[str, DataSpli
     named = {
         "train": (s.train, plan.train),
         "dev": (s.dev, plan.dev),
+        "confirmation": (s.confirm, plan.confirm),
         "calibration": (plan.request.calibration or s.dev, plan.calibration),
     }
     return {

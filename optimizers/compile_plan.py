@@ -73,6 +73,7 @@ class CompilePlan(BaseModel):
     request: CompileRequest
     train: list[QARecord]
     dev: list[QARecord]
+    confirm: list[QARecord] = []
     calibration: list[QARecord]
     estimate: BudgetEstimate
     open_dev: list[QARecord] = []
@@ -82,8 +83,9 @@ class CompilePlan(BaseModel):
 
 
 def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> CompilePlan:
-    """Draw train, dev (no context shared with train) and calibration (default: dev, or
-    its first ``calibration_questions``) questions, and estimate the cost.
+    """Draw train, dev (no context shared with train), confirmation (no context shared with
+    either) and calibration (default: dev, or its first ``calibration_questions``)
+    questions, and estimate the cost.
 
     Raises:
         ValueError: a split spec is malformed or leaves no question.
@@ -97,6 +99,13 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         [SplitSpec.parse(t) for t in s.dev],
         target=s.target,
         exclude_documents=used,
+        seed=s.seed,
+        data_dir=data_dir,
+    )
+    confirm = compile_data.draw(
+        [SplitSpec.parse(t) for t in s.confirm],
+        target=s.target,
+        exclude_documents=used | {d for r in dev for d in r.documents},
         seed=s.seed,
         data_dir=data_dir,
     )
@@ -129,6 +138,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         s,
         train=len(train),
         dev=len(dev),
+        confirm=len(confirm),
         calibration=len(calibration),
         local=request.backbone.local_model,
         reranker=None if request.skip_retriever else expected_cost(new_encoder=bool(encoder)),
@@ -142,6 +152,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         request=request,
         train=train,
         dev=dev,
+        confirm=confirm,
         calibration=calibration,
         estimate=cost,
         open_dev=open_dev,
@@ -199,9 +210,16 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
         f"compile {plan.request.name}: {s.optimizer} ({s.budget}) on the {s.target} "
         f"module, backbone {plan.request.backbone.spec}",
         f"  train {len(plan.train)} ({', '.join(s.train) or 'none'}), dev {len(plan.dev)} "
-        f"({', '.join(s.dev)}), calibration {len(plan.calibration)}",
+        f"({', '.join(s.dev)}), confirmation {len(plan.confirm)} "
+        f"({', '.join(s.confirm) or 'none'}), calibration {len(plan.calibration)}",
         f"{method}; the compiled program is kept only if it beats the uncompiled one on "
-        f"dev (paired sign test p ≤ {s.max_p_value:g})",
+        f"dev (paired sign test p ≤ {s.max_p_value:g})"
+        + (
+            " and, on the confirmation questions, is the cheaper of the two or better at "
+            "that p-value"
+            if plan.confirm
+            else ""
+        ),
     ]
     if plan.open_dev:
         lines.append(

@@ -107,12 +107,24 @@ class Optimization:
 @dataclass(frozen=True)
 class KeptProgram:
     """The selection stage: the paired verdict and the program the artifact keeps (saved
-    as ``program.json``), with its structure and the worked examples it is shown."""
+    as ``program.json``), with its structure and the worked examples it is shown, and the
+    two programs' answers to the confirmation draw (None: not asked)."""
 
     selection: Selection
     program: FinancialQA
     structure: Structure
     worked_examples: WorkedExamples | None
+    confirmation: tuple[DevScore, DevScore] | None = None
+
+    @property
+    def lm_calls(self) -> int:
+        """The LM calls of the confirmation."""
+        return sum(score.lm_calls for score in self.confirmation or ())
+
+    @property
+    def seconds(self) -> float:
+        """The seconds of the confirmation."""
+        return sum(score.seconds for score in self.confirmation or ())
 
 
 @dataclass(frozen=True)

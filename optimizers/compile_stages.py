@@ -1,5 +1,6 @@
 """The stages of ``filingqa compile`` around the optimization: the dev score before and
-after, the selection of the program kept, the router and the reranker. Each returns its
+after, the selection of the program kept (confirmed on other questions), the router and the
+reranker. Each returns its
 record (:mod:`~filingqa.optimizers.compile_records`) and is checkpointed in the out dir, so
 a rerun resumes. The optimization stage: :mod:`~filingqa.optimizers.optimization_stage`.
 """
@@ -16,6 +17,7 @@ import dspy
 
 from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, ROUTER_DIR
 from filingqa.evaluation.modes import Mode, gold_program
+from filingqa.evaluation.paired import sign_test
 from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_plan import CompilePlan
@@ -30,7 +32,7 @@ from filingqa.optimizers.compiled_modes import pot_mode
 from filingqa.optimizers.encoder_stage import EncoderStage
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
-from filingqa.optimizers.selection import select_program
+from filingqa.optimizers.selection import confirm, select_program
 from filingqa.optimizers.structure_search import Structure
 from filingqa.optimizers.train_reranker import read_report, train_reranker
 from filingqa.program.financial_qa import FinancialQA
@@ -120,16 +122,36 @@ def keep_program(
     run: CompileRun, before: DevScore, after: DevScore, optimization: Optimization
 ) -> KeptProgram:
     """The compiled program if it beats the uncompiled one on dev, paired
-    (:func:`~filingqa.optimizers.selection.select_program`), else the uncompiled one;
-    saved as ``program.json``."""
-    selection = select_program(before.rows, after.rows, run.settings.max_p_value)
+    (:func:`~filingqa.optimizers.selection.select_program`), and the confirmation draw
+    keeps it too (:func:`confirm_program`), else the uncompiled one; saved as
+    ``program.json``."""
+    max_p = run.settings.max_p_value
+    selection = select_program(before.rows, after.rows, max_p)
+    confirmation: tuple[DevScore, DevScore] | None = None
+    if selection.won_dev and run.plan.confirm:
+        confirmation = confirm_program(run, optimization)
+        confirmed = confirm(confirmation[0].rows, confirmation[1].rows, max_p)
+        selection = selection.model_copy(update={"kept": confirmed.kept, "confirmation": confirmed})
     program = optimization.program if selection.kept == "compiled" else FinancialQA()
     structure: Structure = getattr(program, "structure", Structure())
     examples = optimization.worked_examples if structure.examples_per_question else None
     program.save(str(run.out / PROGRAM_FILE))
     return KeptProgram(
-        selection=selection, program=program, structure=structure, worked_examples=examples
+        selection=selection,
+        program=program,
+        structure=structure,
+        worked_examples=examples,
+        confirmation=confirmation,
     )
+
+
+def confirm_program(run: CompileRun, optimization: Optimization) -> tuple[DevScore, DevScore]:
+    """The uncompiled and the compiled module's answers to the confirmation draw, in
+    ``eval/confirm-before.jsonl`` and ``eval/confirm-after.jsonl`` (resumed)."""
+    target, compiled = run.settings.target, optimization.program
+    start = _score(run, run.plan.confirm, module_mode(student(target), target), "confirm-before")
+    mode = module_mode(compiled.pot if target == "pot" else compiled, target)
+    return start, _score(run, run.plan.confirm, mode, "confirm-after")
 
 
 def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
@@ -150,20 +172,44 @@ def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
     rows = read_rows(directory / "single.jsonl") + read_rows(directory / "full.jsonl")
     return RouterStage(
         report=report,
-        use_router=routes_better(labels, report, kept.structure.loop),
+        use_router=routes_better(labels, report, kept.structure.loop, run.settings.max_p_value),
         loop=kept.structure.loop,
         lm_calls=sum(r.lm_calls for r in rows),
         seconds=sum(r.seconds for r in rows),
     )
 
 
-def routes_better(labels: list[RouterLabel], report: RouterReport, loop: LoopPolicy) -> bool:
-    """Whether the trained router beats ``loop`` on the calibration questions: higher
-    accuracy, or the same with fewer LM calls."""
-    full = [loop_router(loop)(x.question).full_loop for x in labels]
-    own = score_policy(labels, full)
-    routed = report.routed
-    return (routed.accuracy, -routed.lm_calls) > (own.accuracy, -own.lm_calls)
+def routes_better(
+    labels: list[RouterLabel], report: RouterReport, loop: LoopPolicy, max_p_value: float
+) -> bool:
+    """Whether ``load`` routes with the trained router rather than by ``loop``: the cost
+    rule on the calibration questions, paired — the policy with fewer LM calls, unless the
+    one-sided sign test at ``max_p_value`` tells the other one more accurate (at equal
+    calls, the more accurate; a tie keeps ``loop``)."""
+    own_full = [loop_router(loop)(x.question).full_loop for x in labels]
+    own, routed = score_policy(labels, own_full), report.routed
+    wins, losses = _policy_outcomes(labels, own_full, report.routed_full_loop)
+    if routed.lm_calls < own.lm_calls:
+        return sign_test(losses, wins) > max_p_value
+    if routed.lm_calls > own.lm_calls:
+        return sign_test(wins, losses) <= max_p_value
+    return wins > losses
+
+
+def _policy_outcomes(
+    labels: list[RouterLabel], own_full: list[bool], routed_full: list[bool]
+) -> tuple[int, int]:
+    """The questions the routed policy scores higher on than the own one (wins), and lower
+    (losses)."""
+
+    def score(label: RouterLabel, full: bool) -> float:
+        return label.full_score if full else label.single_score
+
+    pairs = [
+        (score(x, routed), score(x, own))
+        for x, own, routed in zip(labels, own_full, routed_full, strict=True)
+    ]
+    return sum(r > o for r, o in pairs), sum(r < o for r, o in pairs)
 
 
 def train_artifact_reranker(

@@ -93,9 +93,10 @@ def tied(
     baseline: Sequence[Row],
     candidate: Sequence[Row],
     pages: tuple[GoldPages, GoldPages] | None = None,
+    max_p_value: float = TIE_P_VALUE,
 ) -> bool:
     """Whether the paired test cannot tell ``candidate`` from ``baseline``: the sign test of
-    its losses against its wins gives p above :data:`TIE_P_VALUE`, and it misses the gold page
+    its losses against its wins gives p above ``max_p_value``, and it misses the gold page
     on at most :data:`PAGE_TOLERANCE` more questions than it finds one — on ``pages`` (the
     baseline's and the candidate's, such as their first searches over more questions) when
     given, else on the rows' own searches.
@@ -106,7 +107,7 @@ def tied(
     wins, losses = paired_outcomes(baseline, candidate)
     was, new = pages or (gold_pages_of(baseline), gold_pages_of(candidate))
     found, missed = gold_pages_paired(was, new)
-    return sign_test(losses, wins) > TIE_P_VALUE and missed <= found + PAGE_TOLERANCE
+    return sign_test(losses, wins) > max_p_value and missed <= found + PAGE_TOLERANCE
 
 
 Verdict = Literal["kept", "tied", "worse"]
@@ -152,10 +153,12 @@ def cheapest_tied(
     rows: Mapping[str, Sequence[Row]],
     start: str,
     pages: Mapping[str, GoldPages] | None = None,
+    max_p_value: float = TIE_P_VALUE,
 ) -> list[CostedCandidate]:
     """Every structure of ``rows`` (by key, the same questions each) with its verdict: the
     most accurate (more gold pages found, then fewer seconds breaking a tie) and those tied
-    with it are candidates, and the cheapest of them is ``kept``; the rest are ``worse``.
+    with it (:func:`tied`, at ``max_p_value``) are candidates, and the cheapest of them is
+    ``kept``; the rest are ``worse``.
     Gold pages are counted on ``pages`` (by key, the same questions each) when given, else
     on the rows' own searches. Best first: kept, then by accuracy and seconds.
 
@@ -193,7 +196,7 @@ def cheapest_tied(
                 losses=losses,
                 gold_found=found,
                 gold_missed=missed,
-                verdict="tied" if tied(rows[best], answered, compared) else "worse",
+                verdict="tied" if tied(rows[best], answered, compared, max_p_value) else "worse",
             )
         )
     kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -151,15 +152,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     )
     program = _program(structure, state, kept, reranker)
     program.save(str(run.out / PROGRAM_FILE))  # with the predictors the structure adds
-    return (
-        KeptProgram(
-            selection=kept.selection,
-            program=program,
-            structure=structure,
-            worked_examples=kept.worked_examples,
-        ),
-        stage,
-    )
+    return replace(kept, program=program, structure=structure), stage
 
 
 def cheaper_together(

@@ -129,16 +129,17 @@ def search_structure(run: CompileRun) -> Optimization:
 
 
 def worked_examples(run: CompileRun) -> WorkedExamples | None:
-    """The worked examples of the settings' pool sources, without the dev and calibration
-    questions' contexts (derived once into ``worked_examples.json``); None without sources
-    or when no program reproduces its gold."""
+    """The worked examples of the settings' pool sources, without the dev, confirmation and
+    calibration questions' contexts (derived once into ``worked_examples.json``); None
+    without sources or when no program reproduces its gold."""
     sources = run.settings.pool
     if not sources:
         return None
     path = run.out / POOL_FILE
     if not path.exists():
         run.say(f"    worked examples: the gold programs of {', '.join(sources)}")
-    used = {d for r in [*run.plan.dev, *run.plan.calibration] for d in r.documents}
+    asked = [*run.plan.dev, *run.plan.confirm, *run.plan.calibration]
+    used = {d for r in asked for d in r.documents}
     stored = stored_pool(
         path,
         sources,

@@ -48,6 +48,10 @@ class OptimizerSettings(BaseModel):
     threads: int = 1
     first_rung: int = 0
     eta: int = 3
+    confirm: list[str] = []
+    """The confirmation draw (``name:split[:n]``), sharing no context with train or dev: a
+    compiled program that beats the uncompiled one on dev is kept only if it holds there
+    (none: dev alone decides; :mod:`~filingqa.optimizers.selection`)."""
     calibration_questions: int = 0
     """The router's calibration questions when none are given: the dev draw's first this
     many (0: all of it)."""
@@ -64,7 +68,8 @@ class OptimizerSettings(BaseModel):
     seed: int = 0
     max_p_value: float = Field(default=0.1, gt=0.0, le=1.0)
     """The compiled program replaces the uncompiled one only when it wins more dev questions
-    than it loses with a one-sided sign-test p-value at most this
+    than it loses with a one-sided sign-test p-value at most this, and on the confirmation
+    draw the costlier of the two must be better at this p-value
     (:mod:`~filingqa.optimizers.selection`)."""
 
     @model_validator(mode="after")
@@ -91,6 +96,7 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             target="program",
             train=[],
             dev=[f"tatqa:dev:{32 * scale}", f"finqa:dev_sample200:{8 * scale}"],
+            confirm=[f"tatqa:dev:{32 * scale}", f"finqa:dev_sample200:{8 * scale}"],
             max_demos=0,
             candidates=0,
             first_rung=5 * scale,
@@ -119,4 +125,5 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
         },
     }[optimizer]
     common = {"optimizer": optimizer, "budget": budget, "train": train, "dev": dev}
+    common["confirm"] = dev  # as many questions again, from other contexts
     return OptimizerSettings.model_validate(common | sizes | per_optimizer)

@@ -1,12 +1,16 @@
-"""Keep the compiled program only when it beats the uncompiled one on dev, paired.
+"""Keep the compiled program only when it beats the uncompiled one on dev, paired, and holds
+on questions it was not chosen on.
 
 An optimizer always returns its best candidate, and on a small dev draw the best of a few
 candidates wins by noise alone: the local model's first compile kept a bootstrapped demo
 on a dev gain within noise, and the same kind of demo then lost to zero-shot on other
 questions (``benchmarks/pot_demos.py``; figures: docs/experiments.md). So the two
-programs' dev rows are compared question by question, and the compiled one replaces the
-uncompiled one only if it wins more questions than it loses with a one-sided sign test
-p-value at most ``max_p_value``.
+programs' dev rows are compared question by question, and the compiled one goes on only if
+it wins more questions than it loses with a one-sided sign-test p-value at most
+``max_p_value`` (:func:`select_program`). It is then answered on a confirmation draw that
+shares no context with the questions it was chosen on, and kept only if the cost rule keeps
+it there (:func:`confirm`): the cheaper of the two programs, unless the sign test tells the
+costlier one better.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from filingqa.artifacts.manifest import Selection
+from filingqa.artifacts.manifest import Confirmation, Kept, Selection
 from filingqa.evaluation.paired import paired_outcomes, sign_test
+from filingqa.optimizers.cost_selection import cheapest_tied
 
 if TYPE_CHECKING:
     from filingqa.evaluation.runner import Row
@@ -36,4 +41,30 @@ def select_program(before: Sequence[Row], after: Sequence[Row], max_p_value: flo
         losses=losses,
         p_value=round(p_value, 4),
         max_p_value=max_p_value,
+    )
+
+
+def confirm(before: Sequence[Row], after: Sequence[Row], max_p_value: float) -> Confirmation:
+    """The uncompiled (``before``) and compiled (``after``) programs' rows on the
+    confirmation draw, and the one kept there: the cheaper, cold seconds per question,
+    unless the sign test at ``max_p_value`` tells the other better
+    (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`).
+
+    Raises:
+        ValueError: the two runs did not answer the same questions, or none.
+    """
+    if not before:
+        raise ValueError("no confirmation questions")
+    programs: tuple[Kept, Kept] = ("uncompiled", "compiled")
+    rows: dict[str, Sequence[Row]] = dict(zip(programs, (before, after), strict=True))
+    costed = {c.key: c for c in cheapest_tied(rows, "uncompiled", max_p_value=max_p_value)}
+    wins, losses = paired_outcomes(before, after)
+    kept: Kept = "compiled" if costed["compiled"].verdict == "kept" else "uncompiled"
+    return Confirmation(
+        kept=kept,
+        questions=len(before),
+        wins=wins,
+        losses=losses,
+        accuracy={key: costed[key].accuracy for key in programs},
+        seconds={key: costed[key].seconds for key in programs},
     )

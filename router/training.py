@@ -96,6 +96,8 @@ class RouterReport(BaseModel):
     always_single: Policy
     always_full: Policy
     routed: Policy
+    routed_full_loop: list[bool] = []
+    """Each labelled question's cross-validated decision (in label order): the full loop?"""
     call_savings: float
     threshold: float
     params: RouterParams
@@ -197,6 +199,7 @@ def train_router(
         always_single=score_policy(labels, [False] * len(labels)),
         always_full=always_full,
         routed=routed,
+        routed_full_loop=decisions.tolist(),
         call_savings=1 - routed.lm_calls / always_full.lm_calls if always_full.lm_calls else 0.0,
         threshold=threshold,
         params=params,

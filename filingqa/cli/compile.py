@@ -36,6 +36,11 @@ def add_parser(commands: Commands) -> None:
     for split, what in (
         ("train", "training questions"),
         ("dev", "dev questions (candidate selection, scores before/after)"),
+        (
+            "confirm",
+            "confirmation questions, no context shared with train or dev: a program that wins "
+            "dev is kept only if it holds there",
+        ),
         ("calibration", "router calibration questions (default: the dev draw)"),
     ):
         run.add_argument(
@@ -65,8 +70,14 @@ def add_parser(commands: Commands) -> None:
         "--max-p-value",
         type=p_value,
         help="keep the compiled program only if, against the uncompiled one, it wins more dev "
-        "questions than it loses with a one-sided sign-test p-value at most this (default "
-        "0.1; 1 keeps any compiled program that wins more than it loses)",
+        "questions than it loses with a one-sided sign-test p-value at most this, and on the "
+        "confirmation questions it is the cheaper of the two or better at this p-value "
+        "(default 0.1; 1 keeps any compiled program that wins more than it loses)",
+    )
+    run.add_argument(
+        "--no-confirmation",
+        action="store_true",
+        help="let dev alone decide whether the compiled program is kept",
     )
     run.add_argument(
         "--skip-retriever", action="store_true", help="do not train the reranker or the encoder"
@@ -96,6 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     chosen = {
         "train": args.train,
         "dev": args.dev,
+        "confirm": args.confirm or args.dev,  # given dev splits: other questions of them
         "target": args.target,
         "pool": args.pool,
         "max_p_value": args.max_p_value,
@@ -103,6 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = OptimizerSettings.model_validate(
         settings.model_dump()
         | {key: value for key, value in chosen.items() if value not in (None, [])}
+        | ({"confirm": []} if args.no_confirmation else {})
     )
     request = CompileRequest(
         name=args.out.name,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import dspy
@@ -78,10 +79,17 @@ def _figures(text: str) -> tuple[str, str]:
     return new, old
 
 
-def reply(system: str, user: str, demos: bool = False, loop_helps: bool = True) -> str:
+def reply(
+    system: str,
+    user: str,
+    demos: bool = False,
+    loop_helps: bool = True,
+    misled: Callable[[str], bool] | None = None,
+) -> str:
     """The rule-following LM: see the module docstring. ``user`` is the last message,
     ``demos`` whether earlier messages (demos) came with it; with ``loop_helps`` off the
-    revision repeats the rejected program."""
+    revision repeats the rejected program; a program shown demos for a question ``misled``
+    accepts reads the 2018 column, whatever it is asked."""
     instruction = user.rsplit("\n\n", 1)[-1]  # code signatures: no system message, ask last
     if "was rejected for the reason given" in instruction:
         new, old = _figures(user)
@@ -91,6 +99,8 @@ def reply(system: str, user: str, demos: bool = False, loop_helps: bool = True) 
     if "Python code that computes the answer" in instruction:
         new, old = _figures(user)
         question = user.split("Question:", 1)[-1]
+        if demos and misled is not None and misled(question):
+            return fenced(f"revenue = {old}\nresult = revenue")
         if "percentage change" in question and demos:
             return fenced(f"new = {new}\nold = {old}\nresult = (new - old) / old * 100")
         if "percentage change" in question:
@@ -109,32 +119,42 @@ def reply(system: str, user: str, demos: bool = False, loop_helps: bool = True) 
 
 
 def rule_lm(
-    interrupt_at: int | None = None, demos_help: bool = True, loop_helps: bool = True
+    interrupt_at: int | None = None,
+    demos_help: bool = True,
+    loop_helps: bool = True,
+    misled: Callable[[str], bool] | None = None,
 ) -> dspy.LM:
     """A ``dspy.LM`` answering with :func:`reply` (cache off); it raises KeyboardInterrupt
     on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos
     and worked examples, so compiling gains nothing; with ``loop_helps`` off a revision is
-    no better than the program it revises."""
+    no better than the program it revises; demos mislead it on the questions ``misled``
+    accepts."""
 
     def respond(request: Request) -> str:
         system = request.system if isinstance(request.system, str) else ""
         text = request.messages[-1].text or ""
         shown = len(request.messages) > 1 or WORKED_EXAMPLES in text
-        return reply(system, text, demos_help and shown, loop_helps)
+        return reply(system, text, demos_help and shown, loop_helps, misled)
 
     return fake_lm(respond, interrupt_at=interrupt_at, model="rules/test")
 
 
 def small_request(out: Path, **changes: object):
-    """A bootstrap-rs request for 6 training and 8 dev questions of the mini split; the
-    backbone strings ``lm`` (default ``rules/test``, with ``api_base``) and ``teacher_lm``
-    are parsed into the request's backbones."""
+    """A bootstrap-rs request for 6 training and 8 dev questions of the mini split, no
+    confirmation draw (unless ``settings`` has one); the backbone strings ``lm`` (default
+    ``rules/test``, with ``api_base``) and ``teacher_lm`` are parsed into the request's
+    backbones."""
     from filingqa.lm.backbone import Backbone
     from filingqa.optimizers.compile_plan import CompileRequest
     from filingqa.optimizers.presets import preset
 
     settings = preset("bootstrap-rs", "light", local=True).model_copy(
-        update={"train": [f"tatqa:{SPLIT}:6"], "dev": [f"tatqa:{SPLIT}:8"], "candidates": 1}
+        update={
+            "train": [f"tatqa:{SPLIT}:6"],
+            "dev": [f"tatqa:{SPLIT}:8"],
+            "confirm": [],
+            "candidates": 1,
+        }
     )
     lm, api_base = changes.pop("lm", "rules/test"), changes.pop("api_base", None)
     teacher = changes.pop("teacher_lm", None)

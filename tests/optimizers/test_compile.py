@@ -1,5 +1,6 @@
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -92,6 +93,77 @@ def test_a_win_short_of_the_threshold_keeps_the_uncompiled_program(
     assert sum(r.score for r in full) / len(full) == 1.0  # the uncompiled loop: verifier fixes
 
 
+def confirmed_request(out: Path):
+    """:func:`small_request` with 8 confirmation questions."""
+    settings = small_request(out).settings.model_copy(update={"confirm": [f"tatqa:{SPLIT}:8"]})
+    return small_request(out, settings=settings)
+
+
+def companies(records) -> set[str]:
+    """The ``company N`` each question names."""
+    return {re.search(r"company \d+", r.question).group(0) for r in records}
+
+
+@pytest.fixture(scope="module")
+def wide_data_dir(tmp_path_factory) -> Path:
+    """Contexts enough for train, dev and confirmation draws sharing none."""
+    return write_data_dir(tmp_path_factory.mktemp("wide"), contexts=24)
+
+
+def test_the_confirmation_shares_no_context_with_train_or_dev(
+    wide_data_dir: Path, tmp_path: Path
+) -> None:
+    plan = plan_compile(confirmed_request(tmp_path / "x"), wide_data_dir)
+    confirm_docs = {d for r in plan.confirm for d in r.documents}
+    assert len(plan.confirm) == 8
+    assert not confirm_docs & {d for r in [*plan.train, *plan.dev] for d in r.documents}
+    assert "confirmation" in plan.estimate.calls
+
+
+def test_a_program_that_wins_dev_and_holds_on_the_confirmation_is_kept(
+    wide_data_dir: Path, tmp_path: Path
+) -> None:
+    out, said = tmp_path / "held", []
+    plan = plan_compile(confirmed_request(out), wide_data_dir)
+    manifest = run_compile(
+        plan, lm=rule_lm(), data_dir=wide_data_dir, progress=False, say=said.append
+    )
+    selection = manifest.selection
+    assert selection is not None and selection.won_dev and selection.kept == "compiled"
+    assert selection.confirmation is not None and selection.confirmation.kept == "compiled"
+    assert selection.confirmation.wins >= 4 and selection.confirmation.losses == 0
+    assert manifest.data["confirmation"].questions == 8
+    assert manifest.lm_calls["confirmation"] >= 16  # both programs, every question
+    assert (out / "eval" / "confirm-before.jsonl").exists()
+    assert any("confirmation (8 other questions)" in line for line in said)
+
+
+def test_a_program_that_wins_dev_and_loses_the_confirmation_is_not_kept(
+    wide_data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "lost"
+    plan = plan_compile(confirmed_request(out), wide_data_dir)
+    other = companies(plan.confirm)
+    lm = rule_lm(misled=lambda question: any(f"{c} " in question for c in other))
+    manifest = run_compile(plan, lm=lm, data_dir=wide_data_dir, progress=False, say=print)
+    selection = manifest.selection
+    assert selection is not None and selection.won_dev and selection.losses == 0
+    assert selection.confirmation is not None and selection.confirmation.losses >= 4
+    assert selection.kept == "uncompiled"
+    assert json.loads((out / "program.json").read_text())["pot.write"]["demos"] == []
+
+
+def test_a_program_that_loses_dev_is_not_confirmed(wide_data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "flat"
+    plan = plan_compile(confirmed_request(out), wide_data_dir)
+    manifest = run_compile(
+        plan, lm=rule_lm(demos_help=False), data_dir=wide_data_dir, progress=False, say=print
+    )
+    assert manifest.selection is not None and manifest.selection.confirmation is None
+    assert manifest.lm_calls["confirmation"] == 0
+    assert not (out / "eval" / "confirm-before.jsonl").exists()
+
+
 def test_dev_and_train_share_no_context(data_dir: Path, tmp_path: Path) -> None:
     plan = plan_compile(small_request(tmp_path / "x"), data_dir)
     train_docs = {d for r in plan.train for d in r.documents}
@@ -155,6 +227,7 @@ def test_a_compile_started_with_since_retired_settings_resumes(
     shutil.copytree(baseline, out)
     written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
     written["settings"] |= {"trials": 0, "minibatch_size": 10}  # mipro's, before it left
+    del written["settings"]["confirm"]  # before the confirmation: none
     (out / "compile.json").write_text(json.dumps(written))
     lm = rule_lm()
     assert compile_small(data_dir, out, lm).after.accuracy == 1.0
@@ -208,7 +281,9 @@ def test_local_backbones_record_the_model_file(tmp_path: Path) -> None:
     assert Backbone.parse("openai/gpt-4o-mini").model_file() is None
 
 
-def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path, capsys) -> None:
+def test_cli_dry_run_prints_the_plan_and_estimate(
+    wide_data_dir: Path, tmp_path: Path, capsys
+) -> None:
     code = main(
         [
             "compile",
@@ -221,7 +296,7 @@ def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path
             "--dev",
             f"tatqa:{SPLIT}:8",
             "--data-dir",
-            str(data_dir),
+            str(wide_data_dir),
             "--max-p-value",
             "0.05",
             "--dry-run",
@@ -230,8 +305,10 @@ def test_cli_dry_run_prints_the_plan_and_estimate(data_dir: Path, tmp_path: Path
     out = capsys.readouterr().out
     assert code == 0
     assert "bootstrap-rs (light) on the program module" in out
-    assert "beats the uncompiled one on dev (paired sign test p ≤ 0.05)" in out
+    assert "beats the uncompiled one on dev (paired sign test p ≤ 0.05) and, on the" in out
     assert "train 6" in out and "dev 8" in out
+    assert f"confirmation 8 (tatqa:{SPLIT}:8)" in out  # the dev splits, other contexts
+    assert "confirmation" in out.split("budget estimate")[1]
     assert "budget estimate" in out and "LM calls" in out
     assert not (tmp_path / "dry").exists()
 

@@ -30,10 +30,15 @@ def data_dir(tmp_path_factory) -> Path:
 
 
 def compile_structure(data_dir: Path, out: Path, lm: dspy.LM, said: list[str] | None = None):
-    """A structure compile over 12 dev questions of the mini split, worked examples from
-    the other contexts."""
+    """A structure compile over 12 dev questions of the mini split, confirmed on 6 others,
+    worked examples from the contexts of neither."""
     settings = preset("structure", "light", local=True).model_copy(
-        update={"dev": [f"tatqa:{SPLIT}:12"], "pool": [f"tatqa:{SPLIT}"], "first_rung": 4}
+        update={
+            "dev": [f"tatqa:{SPLIT}:12"],
+            "confirm": [f"tatqa:{SPLIT}:6"],
+            "pool": [f"tatqa:{SPLIT}"],
+            "first_rung": 4,
+        }
     )
     request = CompileRequest(
         name=out.name,
@@ -100,8 +105,10 @@ def test_the_search_log_counts_the_candidates_and_not_the_start(
     manifest = read_manifest(out)
     assert manifest.lm_calls["dev after"] == 0  # the pick's search rows, copied
     before = read_rows(out / "eval" / "before.jsonl")
+    confirmed = [row for path in (out / "eval").glob("confirm-*.jsonl") for row in read_rows(path)]
     labels = [row for path in (out / ROUTER_DIR).glob("*.jsonl") for row in read_rows(path)]
-    counted = sum(r.seconds for r in [*before, *labels]) + log["seconds"]
+    assert manifest.lm_calls["confirmation"] == sum(r.lm_calls for r in confirmed) > 0
+    counted = sum(r.seconds for r in [*before, *confirmed, *labels]) + log["seconds"]
     assert manifest.wall_seconds == pytest.approx(counted, abs=0.1)
 
 
@@ -186,7 +193,7 @@ def test_cli_dry_run_describes_the_search(data_dir: Path, tmp_path: Path, capsys
 
 def test_the_router_calibrates_on_the_first_dev_questions(data_dir: Path, tmp_path: Path) -> None:
     settings = preset("structure", "light", local=True).model_copy(
-        update={"dev": [f"tatqa:{SPLIT}:12"], "calibration_questions": 6}
+        update={"dev": [f"tatqa:{SPLIT}:12"], "confirm": [], "calibration_questions": 6}
     )
     request = CompileRequest(
         name="x", out_dir=tmp_path / "x", backbone=Backbone.parse("rules/test"), settings=settings

@@ -124,6 +124,7 @@ def run(tmp_path: Path) -> CompileRun:
     settings = preset("structure", "light", local=True).model_copy(
         update={
             "dev": [f"tatqa:{SPLIT}:6"],
+            "confirm": [],
             "pool": [],
             "open_dev": ["financebench:dev"],
             "open_pages": ["financebench:dev"],

@@ -1,16 +1,16 @@
-"""Keeping the compiled program only on a paired dev win."""
+"""Keeping the compiled program only on a paired dev win that its confirmation holds."""
 
 import pytest
 
 from filingqa.evaluation.paired import sign_test
 from filingqa.evaluation.runner import Row
-from filingqa.optimizers.selection import select_program
+from filingqa.optimizers.selection import confirm, select_program
 
 from ..kit.data import judged_row
 
 
-def _rows(scores: list[float]) -> list[Row]:
-    return [judged_row(id=f"q{i}", score=score) for i, score in enumerate(scores)]
+def _rows(scores: list[float], seconds: float = 1.0) -> list[Row]:
+    return [judged_row(id=f"q{i}", score=score, seconds=seconds) for i, score in enumerate(scores)]
 
 
 def test_sign_test_is_the_binomial_tail() -> None:
@@ -51,3 +51,40 @@ def test_a_tie_or_a_loss_never_keeps_the_compiled_program() -> None:
 def test_runs_over_different_questions_are_refused() -> None:
     with pytest.raises(ValueError, match="different questions"):
         select_program(_rows([1, 1]), _rows([1]), max_p_value=0.1)
+
+
+def test_dev_alone_says_whether_the_compiled_program_won() -> None:
+    assert select_program(_rows([0, 0, 0, 0]), _rows([1, 1, 1, 1]), 0.1).won_dev
+    assert not select_program(_rows([0, 0, 0, 1]), _rows([1, 1, 1, 0]), 0.1).won_dev
+
+
+def test_a_confirmation_the_compiled_program_loses_keeps_the_uncompiled_one() -> None:
+    before = _rows([1, 1, 1, 1, 0, 0], seconds=2.0)
+    after = _rows([0, 0, 0, 0, 0, 0], seconds=1.0)  # cheaper, and told worse
+    confirmed = confirm(before, after, max_p_value=0.1)
+    assert confirmed.kept == "uncompiled"
+    assert (confirmed.wins, confirmed.losses, confirmed.questions) == (0, 4, 6)
+    assert confirmed.accuracy == {"uncompiled": 0.6667, "compiled": 0.0}  # rounded
+    assert "keeps the uncompiled" in confirmed.describe()
+
+
+def test_a_tied_confirmation_keeps_the_cheaper_program() -> None:
+    before = _rows([1, 1, 0, 0, 1, 0], seconds=2.0)
+    costlier = _rows([1, 1, 1, 0, 1, 0], seconds=5.0)  # one win: not told better
+    assert confirm(before, costlier, max_p_value=0.1).kept == "uncompiled"
+    cheaper = _rows([1, 0, 0, 0, 1, 0], seconds=1.0)  # one loss: not told worse
+    confirmed = confirm(before, cheaper, max_p_value=0.1)
+    assert confirmed.kept == "compiled" and confirmed.seconds["compiled"] == 1.0
+
+
+def test_a_costlier_program_told_better_on_the_confirmation_is_kept() -> None:
+    before = _rows([0, 0, 0, 0, 1, 1], seconds=1.0)
+    after = _rows([1, 1, 1, 1, 1, 1], seconds=3.0)
+    confirmed = confirm(before, after, max_p_value=0.1)
+    assert confirmed.kept == "compiled" and (confirmed.wins, confirmed.losses) == (4, 0)
+    assert confirm(before, after, max_p_value=0.05).kept == "uncompiled"  # p = 1/16
+
+
+def test_a_confirmation_needs_questions() -> None:
+    with pytest.raises(ValueError, match="no confirmation questions"):
+        confirm([], [], max_p_value=0.1)
