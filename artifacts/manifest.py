@@ -176,7 +176,13 @@ class Manifest(BaseModel):
     gives them to the program as ``search_settings``."""
     estimate: dict[str, Any]
     lm_calls: dict[str, int]
+    """The LM calls of the answers each stage is charged for, by stage."""
+    stages: dict[str, dict[str, float]] = {}
+    """Each stage's wall seconds and LM calls (judge and page check included) by the clock,
+    every run of a resumed compile added; loading and planning as their own stage."""
     wall_seconds: float
+    """The compile's wall time by the clock, every run added (a compile written before the
+    clock: its stages' answer seconds added up)."""
 
 
 def redact_url(url: str | None) -> str | None:

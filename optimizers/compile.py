@@ -51,6 +51,7 @@ import dspy
 from filingqa.artifacts.manifest import Manifest, write_manifest
 from filingqa.lm.backbone import adapter_for
 from filingqa.optimizers.budget import call_seconds, re_estimate
+from filingqa.optimizers.compile_clock import CompileClock
 from filingqa.optimizers.compile_manifest import assemble_manifest, outcome
 from filingqa.optimizers.compile_plan import CompilePlan, CompileRequest
 from filingqa.optimizers.compile_stages import (
@@ -77,17 +78,24 @@ def measure_speed(
     lm: dspy.BaseLM,
     judge_lm: dspy.BaseLM | None = None,
     progress: bool = True,
+    clock: CompileClock | None = None,
 ) -> CompilePlan:
     """``plan`` with its estimate at ``lm``'s speed, timed on the first dev question's
     uncompiled answer (stage 1's first row: written to its rows file, so it is not asked
-    again). Unchanged when that answer came from the cache.
+    again), on ``clock`` when given. Unchanged when that answer came from the cache.
 
     Raises:
         ValueError: the out dir holds a compile started with other settings.
     """
     claim(plan.request)
     run = CompileRun(plan=plan, lm=lm, judge_lm=judge_lm, progress=progress)
-    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+    clock = clock or CompileClock(plan.request.out_dir)
+    clock.begin()
+    with (
+        dspy.context(lm=lm, adapter=adapter_for(lm)),
+        clock.counting([lm, judge_lm]),
+        clock.stage("timing the backbone"),
+    ):
         first = score_before(run, plan.dev[:1])
     speed = call_seconds(first.rows)
     if speed is None:
@@ -107,9 +115,11 @@ def run_compile(
     embedder: Embedder | None = None,
     progress: bool = True,
     say: Callable[[str], None] = print,
+    clock: CompileClock | None = None,
 ) -> Manifest:
     """Run (or resume) every stage of ``plan`` and write the artifact; return its manifest.
-    ``embedder`` finds the worked examples nearest a question (default: the offline MiniLM).
+    ``embedder`` finds the worked examples nearest a question (default: the offline MiniLM);
+    ``clock`` times the stages from the command's start (default: from this call's).
 
     Raises:
         ValueError: the out dir holds a compile started with other settings.
@@ -127,33 +137,44 @@ def run_compile(
         progress=progress,
         say=say,
     )
-    with dspy.context(lm=lm, adapter=adapter_for(lm)):
+    clock = clock or CompileClock(request.out_dir)
+    clock.begin()
+    lms = [lm, teacher_lm, judge_lm]
+    with dspy.context(lm=lm, adapter=adapter_for(lm)), clock.counting(lms):
         say("1/7 dev score before compiling")
-        before = score_before(run)
+        with clock.stage("dev score before"):
+            before = score_before(run)
         say(f"    {before.describe()}{re_estimate(before.rows, plan.estimate)}")
         say(f"2/7 optimizing with {s.optimizer}")
-        optimization = search_structure(run) if s.optimizer == STRUCTURE else optimize_prompts(run)
+        with clock.stage("optimization"):
+            optimized = search_structure if s.optimizer == STRUCTURE else optimize_prompts
+            optimization = optimized(run)
         say("3/7 dev score after compiling")
-        after = score_after(run, optimization)
-        kept = keep_program(run, before, after, optimization)
+        with clock.stage("dev score after, selection and confirmation"):
+            after = score_after(run, optimization)
+            kept = keep_program(run, before, after, optimization)
         say(f"    {after.describe()}; {kept.selection.describe()}")
-        encoder = (
-            None
-            if request.skip_retriever or request.skip_encoder
-            else train_artifact_encoder(request.out_dir, data_dir, progress=progress, say=say)
-        )
-        reranker = (
-            None
-            if request.skip_retriever
-            else train_artifact_reranker(
-                request.out_dir, data_dir, encoder, progress=progress, say=say
+        with clock.stage("encoder"):
+            encoder = (
+                None
+                if request.skip_retriever or request.skip_encoder
+                else train_artifact_encoder(request.out_dir, data_dir, progress=progress, say=say)
             )
-        )
+        with clock.stage("reranker"):
+            reranker = (
+                None
+                if request.skip_retriever
+                else train_artifact_reranker(
+                    request.out_dir, data_dir, encoder, progress=progress, say=say
+                )
+            )
         say("5/7 open corpus: the retrieval steps by what they cost and earn")
-        kept, open_stage = choose_retrieval(run, kept)
+        with clock.stage("open corpus (answers and page check)"):
+            kept, open_stage = choose_retrieval(run, kept)
         say(f"    {open_stage.describe()}")
         say("6/7 router labels (single pass vs full loop)")
-        router = label_router(run, kept)
+        with clock.stage("router labels"):
+            router = label_router(run, kept)
     say(f"    {router.describe()}")
     manifest = assemble_manifest(
         plan,
@@ -167,6 +188,7 @@ def run_compile(
         encoder=encoder,
         open_stage=open_stage,
         data_dir=data_dir,
+        clock=clock.finished(),
     )
     write_manifest(manifest, request.out_dir)
     say(f"7/7 wrote {request.out_dir / 'manifest.json'}")

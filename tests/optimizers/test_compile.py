@@ -2,6 +2,7 @@ import hashlib
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from filingqa.lm.backbone import Backbone
 from filingqa.metrics.dspy_metric import JudgeMetric
 from filingqa.models.registry import DEFAULT_LLM
 from filingqa.optimizers.compile import measure_speed, run_compile
+from filingqa.optimizers.compile_clock import CLOCK_FILE, START, CompileClock
 from filingqa.optimizers.compile_plan import plan_compile
 from filingqa.optimizers.optimizer_registry import optimize
 from filingqa.optimizers.presets import preset
@@ -191,6 +193,19 @@ def test_rerun_of_a_finished_compile_makes_no_lm_call(
     assert manifest.after.accuracy == 1.0
 
 
+def test_the_manifest_times_every_stage_by_the_clock(data_dir: Path, tmp_path: Path) -> None:
+    started, lm = time.monotonic(), rule_lm()
+    time.sleep(0.5)  # loading models, before the first stage
+    plan = plan_compile(small_request(tmp_path / "timed"), data_dir)
+    clock = CompileClock(tmp_path / "timed", started)
+    manifest = run_compile(plan, lm=lm, data_dir=data_dir, progress=False, say=print, clock=clock)
+    elapsed = time.monotonic() - started
+    assert manifest.wall_seconds == pytest.approx(elapsed, abs=0.2)
+    assert manifest.stages[START]["seconds"] >= 0.5
+    assert {"dev score before", "optimization", "router labels"} <= set(manifest.stages)
+    assert sum(int(t["lm_calls"]) for t in manifest.stages.values()) == lm.engine.calls
+
+
 def test_interrupted_compile_resumes_where_it_stopped(
     compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -204,6 +219,10 @@ def test_interrupted_compile_resumes_where_it_stopped(
     second = rule_lm()
     manifest = compile_small(data_dir, out, second)
     assert 0 < second.engine.calls < 10
+    clocked = sum(int(t["lm_calls"]) for t in manifest.stages.values())
+    assert clocked == first.engine.calls + second.engine.calls  # both runs, by the clock
+    runs = json.loads((out / CLOCK_FILE).read_text())["runs"]
+    assert len(runs) == 2 and manifest.wall_seconds == pytest.approx(sum(runs), abs=0.1)
     expected = read_manifest(baseline)
     for stage in ("before", "after"):
         assert getattr(manifest, stage).accuracy == getattr(expected, stage).accuracy

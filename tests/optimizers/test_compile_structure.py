@@ -109,7 +109,8 @@ def test_the_search_log_counts_the_candidates_and_not_the_start(
     labels = [row for path in (out / ROUTER_DIR).glob("*.jsonl") for row in read_rows(path)]
     assert manifest.lm_calls["confirmation"] == sum(r.lm_calls for r in confirmed) > 0
     counted = sum(r.seconds for r in [*before, *confirmed, *labels]) + log["seconds"]
-    assert manifest.wall_seconds == pytest.approx(counted, abs=0.1)
+    assert manifest.wall_seconds >= counted  # the clock: writing files and judging too
+    assert sum(t["seconds"] for t in manifest.stages.values()) <= manifest.wall_seconds + 0.1
 
 
 def test_the_pool_holds_no_dev_context(examples_help: tuple[Path, list[str]]) -> None:
