@@ -68,31 +68,37 @@ Kept = Literal["compiled", "uncompiled"]
 
 
 class Confirmation(BaseModel):
-    """The two programs on the confirmation draw (questions sharing no context with those
-    the compiled one was chosen on): accuracy and cold seconds per question of each, the
-    compiled one's paired wins and losses, and the one kept — the cheaper of the two unless
-    the one-sided sign test tells the costlier one better."""
+    """A candidate chosen over a start, and the start, on a confirmation draw (questions
+    sharing no context with those it was chosen on): accuracy and cold seconds per question
+    of each, the candidate's paired wins and losses, and the one kept — the cheaper of the
+    two unless the one-sided sign test tells the costlier one better."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kept: Kept
+    start: str
+    candidate: str
+    kept: str
     questions: int
     wins: int
-    """Questions the compiled program gets right and the uncompiled one wrong."""
+    """Questions the candidate gets right and the start wrong."""
     losses: int
-    """Questions the uncompiled program gets right and the compiled one wrong."""
-    accuracy: dict[Kept, float]
-    seconds: dict[Kept, float]
+    """Questions the start gets right and the candidate wrong."""
+    accuracy: dict[str, float]
+    seconds: dict[str, float]
     """Seconds per question, priced cold (a request the start made is priced at its own)."""
+
+    @property
+    def held(self) -> bool:
+        """Whether the candidate is kept."""
+        return self.kept == self.candidate
 
     def describe(self) -> str:
         """One clause for a terminal."""
-        c: Kept = "compiled"
-        u: Kept = "uncompiled"
+        new, old = self.candidate, self.start
         return (
-            f"confirmation ({self.questions} other questions): compiled "
-            f"{self.accuracy[c]:.0%} at {self.seconds[c]:.1f} s/q vs "
-            f"{self.accuracy[u]:.0%} at {self.seconds[u]:.1f} s/q, wins {self.wins}, "
+            f"confirmation ({self.questions} other questions): {new} "
+            f"{self.accuracy[new]:.0%} at {self.seconds[new]:.1f} s/q vs {old} "
+            f"{self.accuracy[old]:.0%} at {self.seconds[old]:.1f} s/q, wins {self.wins}, "
             f"loses {self.losses}: keeps the {self.kept}"
         )
 

@@ -216,6 +216,7 @@ def estimate(
     calibration_looped: int = 0,
     open_questions: int = 0,
     page_questions: int = 0,
+    open_confirm: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``confirm``/``calibration`` questions
     drawn (the confirmation priced as if the compiled program wins dev: both programs
@@ -226,7 +227,8 @@ def estimate(
     loops too of the ``calibration_looped`` questions its keyword rule sent through the loop. The
     open-corpus stage's ``open_questions`` are counted in average compile calls
     (:data:`OPEN_CALL_WEIGHT`), its page check's ``page_questions`` by their query-writing
-    calls (:data:`PAGE_CALL_WEIGHT`)."""
+    calls (:data:`PAGE_CALL_WEIGHT`), its confirmation's ``open_confirm`` as if a structure
+    other than the start is chosen: both answer them, each at the start's cost."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
@@ -246,6 +248,10 @@ def estimate(
         checks = unanswered * PAGE_CHECK_CALLS + page_questions * PAGE_CHECK_VARIANT_CALLS
         stages["open-corpus pages"] = checks
         weights["open-corpus pages"] = PAGE_CALL_WEIGHT
+    if open_confirm:
+        answers = 2 * OPEN_START_ANSWERS
+        stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * answers
+        weights["open confirmation"] = OPEN_CALL_WEIGHT
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},

@@ -95,8 +95,8 @@ def draw(
         ]
         if not pool:
             raise ValueError(
-                f"{spec}: no usable question left (benchmark, report-slice and train contexts "
-                "excluded)"
+                f"{spec}: no usable question left (the benchmark's, the report slices' and "
+                "the contexts of the questions drawn before it excluded)"
             )
         random.Random(f"{seed}:{spec.dataset}").shuffle(pool)
         chosen += pool[: spec.n] if spec.n else pool

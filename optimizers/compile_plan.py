@@ -66,7 +66,8 @@ def _spec(backbone: Backbone | None) -> str | None:
 class CompilePlan(BaseModel):
     """A request with its drawn questions and the cost estimate; ``open_dev`` the
     open-corpus stage's questions over the index ``open_index`` (none: ``open_skipped``
-    says why), ``open_pages`` those its page check searches."""
+    says why), ``open_pages`` those its page check searches, ``open_confirm`` those that
+    confirm its choice."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -78,6 +79,7 @@ class CompilePlan(BaseModel):
     estimate: BudgetEstimate
     open_dev: list[QARecord] = []
     open_pages: list[QARecord] = []
+    open_confirm: list[QARecord] = []
     open_index: Path | None = None
     open_skipped: str | None = None
 
@@ -125,14 +127,18 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
     open_index, open_skipped = _open_index(s)
     open_dev: list[QARecord] = []
     open_pages: list[QARecord] = []
+    open_confirm: list[QARecord] = []
     if open_index is not None:
         try:
             open_dev = _draw_open(s.open_dev, s.seed, data_dir)
-            open_pages = _draw_open(s.open_pages, s.seed, data_dir)
+            asked = {d for r in open_dev for d in r.documents}
+            open_confirm = _draw_open(s.open_confirm, s.seed, data_dir, exclude=asked)
+            confirming = {d for r in open_confirm for d in r.documents}
+            open_pages = _draw_open(s.open_pages, s.seed, data_dir, exclude=confirming)
         except DatasetError as missing:
-            specs = ", ".join([*s.open_dev, *s.open_pages])
+            specs = ", ".join([*s.open_dev, *s.open_pages, *s.open_confirm])
             open_index, open_skipped = None, f"{specs}: {missing}"
-            open_dev = open_pages = []
+            open_dev = open_pages = open_confirm = []
     encoder = None if request.skip_retriever or request.skip_encoder else _encoder_cost()
     cost = estimate(
         s,
@@ -147,6 +153,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         calibration_looped=sum(route_by_rule(r.question).full_loop for r in calibration),
         open_questions=len(open_dev),
         page_questions=len(open_pages),
+        open_confirm=len(open_confirm),
     )
     return CompilePlan(
         request=request,
@@ -157,6 +164,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
         estimate=cost,
         open_dev=open_dev,
         open_pages=open_pages,
+        open_confirm=open_confirm,
         open_index=open_index,
         open_skipped=open_skipped,
     )
@@ -168,12 +176,19 @@ def _encoder_cost() -> StageCost | None:
     return encoder_stage.expected_cost() if trainable() else None
 
 
-def _draw_open(specs: list[str], seed: int, data_dir: Path | None) -> list[QARecord]:
-    """The open-corpus questions of ``specs`` (none: [])."""
+def _draw_open(
+    specs: list[str], seed: int, data_dir: Path | None, exclude: set[str] | None = None
+) -> list[QARecord]:
+    """The open-corpus questions of ``specs`` (none: []), none about the ``exclude``
+    filings."""
     if not specs:
         return []
     return compile_data.draw(
-        [SplitSpec.parse(t) for t in specs], target="program", seed=seed, data_dir=data_dir
+        [SplitSpec.parse(t) for t in specs],
+        target="program",
+        exclude_documents=exclude or (),
+        seed=seed,
+        data_dir=data_dir,
     )
 
 
@@ -232,6 +247,13 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
                 f"  open-corpus pages: each structure's first search alone on "
                 f"{len(plan.open_pages)} questions ({', '.join(s.open_pages)}) misses at most "
                 "one gold page more than it finds against the most accurate"
+            )
+        if plan.open_confirm:
+            lines.append(
+                f"  open-corpus confirmation: a structure chosen over the start is kept only if "
+                f"on {len(plan.open_confirm)} questions of other filings "
+                f"({', '.join(s.open_confirm)}) it is the cheaper of the two or better "
+                f"(p ≤ {s.max_p_value:g})"
             )
     elif plan.open_skipped:
         lines.append(f"  open corpus: skipped ({plan.open_skipped})")

@@ -1,8 +1,8 @@
 """The stages of ``filingqa compile`` around the optimization: the dev score before and
 after, the selection of the program kept (confirmed on other questions), the router and the
-reranker. Each returns its
-record (:mod:`~filingqa.optimizers.compile_records`) and is checkpointed in the out dir, so
-a rerun resumes. The optimization stage: :mod:`~filingqa.optimizers.optimization_stage`.
+reranker. Each returns its record (:mod:`~filingqa.optimizers.compile_records`) and is
+checkpointed in the out dir, so a rerun resumes. The optimization stage:
+:mod:`~filingqa.optimizers.optimization_stage`.
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def keep_program(
     if selection.won_dev and run.plan.confirm:
         confirmation = confirm_program(run, optimization)
         confirmed = confirm(confirmation[0].rows, confirmation[1].rows, max_p)
-        selection = selection.model_copy(update={"kept": confirmed.kept, "confirmation": confirmed})
+        kept = "compiled" if confirmed.held else "uncompiled"
+        selection = selection.model_copy(update={"kept": kept, "confirmation": confirmed})
     program = optimization.program if selection.kept == "compiled" else FinancialQA()
     structure: Structure = getattr(program, "structure", Structure())
     examples = optimization.worked_examples if structure.examples_per_question else None

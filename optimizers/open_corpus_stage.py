@@ -11,9 +11,13 @@ could not tell from the start and that cost less; every structure shares one res
 (:mod:`~filingqa.optimizers.cost_selection`). Gold pages are weighed on more questions than
 are answered when the settings name ``open_pages``: each structure's first search alone over
 them (:mod:`~filingqa.optimizers.search_pages`). The cheapest of the structures the test
-cannot tell from the most accurate is kept. The options searched here act only over an index, or
-only on questions asking why or how, so the gold-context choice stands: votes over searched
-evidence are their own option (``searched_samples``).
+cannot tell from the most accurate is chosen; when that is not the start and the settings
+name ``open_confirm``, the two answer those questions too (no filing shared with the
+stage's own, nor with the page check's) and the chosen structure is kept only if it is the
+cheaper of the two there or told better (:func:`~filingqa.optimizers.selection.confirm`).
+The options searched here act only over an index, or only on questions asking why or how,
+so the gold-context choice stands: votes over searched evidence are their own option
+(``searched_samples``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from filingqa.artifacts.compiled import read_reranker
-from filingqa.artifacts.manifest import PROGRAM_FILE
+from filingqa.artifacts.manifest import PROGRAM_FILE, Confirmation
 from filingqa.core.cache import fresh_dspy_cache
 from filingqa.evaluation.modes import Mode, searching_program
 from filingqa.evaluation.open_corpus import OpenCorpus, open_corpus
@@ -42,6 +46,7 @@ from filingqa.optimizers.cost_selection import (
     tied,
 )
 from filingqa.optimizers.search_pages import searched_gold_pages
+from filingqa.optimizers.selection import confirm
 from filingqa.optimizers.structure_search import (
     ModeOf,
     SearchSpace,
@@ -55,6 +60,7 @@ from filingqa.retrieval.search.rerank import Reranker
 
 OPEN_DIR = "open"
 PAGES_DIR = "pages"
+CONFIRM_DIR = "confirm"
 OPEN_SPACE: SearchSpace = {
     "searched_samples": (1,),
     "curation": (False,),
@@ -81,6 +87,9 @@ class OpenCorpusStage(BaseModel):
     index: str | None = None
     candidates: list[CostedCandidate] = []
     structure: Structure | None = None
+    confirmation: Confirmation | None = None
+    """The structure chosen and the start on the confirmation draw (None: the start was
+    chosen, or the plan has no confirmation questions)."""
     skipped: str | None = None
     lm_calls: int = 0
     seconds: float = 0.0
@@ -90,7 +99,10 @@ class OpenCorpusStage(BaseModel):
         if self.structure is None:
             return f"skipped: {self.skipped}"
         kept = next(c for c in self.candidates if c.verdict == "kept")
-        return f"kept {kept.describe()} on {self.questions} answered questions"
+        if self.confirmation is None:
+            return f"kept {kept.describe()} on {self.questions} answered questions"
+        chosen = f"chose {kept.describe()} on {self.questions} answered questions"
+        return f"{chosen}; {self.confirmation.describe()}"
 
 
 def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, OpenCorpusStage]:
@@ -107,16 +119,18 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     opened = open_corpus(dataset, plan.open_index, run.embedder)
     with fresh_dspy_cache(), opened as corpus:
 
-        def answered(structures: Sequence[Structure]) -> dict[str, list[Row]]:
+        def answered(
+            structures: Sequence[Structure], confirming: bool = False
+        ) -> dict[str, list[Row]]:
             programs = {s.key: _program(s, state, kept, reranker) for s in structures}
             return answer_by_question(
                 programs,
-                plan.open_dev,
+                plan.open_confirm if confirming else plan.open_dev,
                 judge=run.judge,
-                rows_dir=rows_dir,
+                rows_dir=rows_dir / CONFIRM_DIR if confirming else rows_dir,
                 mode_of=_searching(corpus),
                 progress=run.progress,
-                desc="open corpus",
+                desc="open-corpus confirmation" if confirming else "open corpus",
             )
 
         def searched(structures: Sequence[Structure]) -> dict[str, GoldPages] | None:
@@ -137,16 +151,33 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
         if mixed is not None and mixed.key not in rows:
             rows |= answered([mixed])
             pages = None if pages is None else pages | (searched([mixed]) or {})
-    verdicts = cheapest_tied(rows, start.key, pages)
-    chosen = next(c.key for c in verdicts if c.verdict == "kept")
-    structure = next(s for s in [*tried, *([mixed] if mixed else [])] if s.key == chosen)
-    asked = [row for structure_rows in rows.values() for row in structure_rows]
+        verdicts = cheapest_tied(rows, start.key, pages)
+        chosen = next(c.key for c in verdicts if c.verdict == "kept")
+        structure = next(s for s in [*tried, *([mixed] if mixed else [])] if s.key == chosen)
+        confirmed: dict[str, list[Row]] = {}
+        if structure != start and plan.open_confirm:
+            confirmed = answered([start, structure], confirming=True)
+    confirmation = (
+        confirm(
+            confirmed[start.key],
+            confirmed[structure.key],
+            run.settings.max_p_value,
+            start=start.key,
+            candidate=structure.key,
+        )
+        if confirmed
+        else None
+    )
+    if confirmation is not None and not confirmation.held:
+        structure = start
+    asked = [row for answers in [*rows.values(), *confirmed.values()] for row in answers]
     stage = OpenCorpusStage(
         questions=len(plan.open_dev),
         page_questions=len(plan.open_pages),
         index=run.settings.open_index,  # as given: a name under the home, no machine path
         candidates=verdicts,
         structure=structure,
+        confirmation=confirmation,
         lm_calls=sum(r.lm_calls - r.cached_calls for r in asked),
         seconds=round(sum(r.seconds for r in asked), 1),  # every run's, when resumed
     )

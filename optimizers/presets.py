@@ -62,7 +62,12 @@ class OptimizerSettings(BaseModel):
     ``open_index`` (none: no such stage; :mod:`~filingqa.optimizers.open_corpus_stage`)."""
     open_pages: list[str] = []
     """The questions (``name:split[:n]``) on which the stage checks each structure's first
-    search alone for gold pages (none: on the answered questions' own searches)."""
+    search alone for gold pages (none: on the answered questions' own searches); never the
+    open confirmation's filings."""
+    open_confirm: list[str] = []
+    """The open-corpus stage's confirmation draw (``name:split[:n]``), no filing shared with
+    ``open_dev``: a retrieval structure chosen over the start is kept only if it holds there
+    (none: the stage's questions alone decide)."""
     open_index: str = "financebench"
     """The index they search: a name under ``FILINGQA_HOME/indexes``, or a directory."""
     seed: int = 0
@@ -105,6 +110,7 @@ def preset(optimizer: OptimizerName, budget: Budget, *, local: bool) -> Optimize
             pool=["tatqa:dev"],
             open_dev=[f"financebench:dev:{12 * scale}"],
             open_pages=["financebench:dev"],
+            open_confirm=[f"financebench:dev:{12 * scale}"],
             threads=1 if local else 8,
         )
     if local:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from filingqa.artifacts.manifest import Confirmation, Kept, Selection
+from filingqa.artifacts.manifest import Confirmation, Selection
 from filingqa.evaluation.paired import paired_outcomes, sign_test
 from filingqa.optimizers.cost_selection import cheapest_tied
 
@@ -44,27 +44,37 @@ def select_program(before: Sequence[Row], after: Sequence[Row], max_p_value: flo
     )
 
 
-def confirm(before: Sequence[Row], after: Sequence[Row], max_p_value: float) -> Confirmation:
-    """The uncompiled (``before``) and compiled (``after``) programs' rows on the
+def confirm(
+    before: Sequence[Row],
+    after: Sequence[Row],
+    max_p_value: float,
+    *,
+    start: str = "uncompiled",
+    candidate: str = "compiled",
+) -> Confirmation:
+    """The ``start``'s rows (``before``) and the ``candidate``'s (``after``) on the
     confirmation draw, and the one kept there: the cheaper, cold seconds per question,
     unless the sign test at ``max_p_value`` tells the other better
     (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`).
 
     Raises:
-        ValueError: the two runs did not answer the same questions, or none.
+        ValueError: the two runs did not answer the same questions, or none, or the two
+            share a name.
     """
     if not before:
         raise ValueError("no confirmation questions")
-    programs: tuple[Kept, Kept] = ("uncompiled", "compiled")
-    rows: dict[str, Sequence[Row]] = dict(zip(programs, (before, after), strict=True))
-    costed = {c.key: c for c in cheapest_tied(rows, "uncompiled", max_p_value=max_p_value)}
+    if start == candidate:
+        raise ValueError(f"the start and the candidate are both {start!r}")
+    rows = {start: before, candidate: after}
+    costed = {c.key: c for c in cheapest_tied(rows, start, max_p_value=max_p_value)}
     wins, losses = paired_outcomes(before, after)
-    kept: Kept = "compiled" if costed["compiled"].verdict == "kept" else "uncompiled"
     return Confirmation(
-        kept=kept,
+        start=start,
+        candidate=candidate,
+        kept=candidate if costed[candidate].verdict == "kept" else start,
         questions=len(before),
         wins=wins,
         losses=losses,
-        accuracy={key: costed[key].accuracy for key in programs},
-        seconds={key: costed[key].seconds for key in programs},
+        accuracy={key: costed[key].accuracy for key in rows},
+        seconds={key: costed[key].seconds for key in rows},
     )

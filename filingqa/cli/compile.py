@@ -78,7 +78,8 @@ def add_parser(commands: Commands) -> None:
     run.add_argument(
         "--no-confirmation",
         action="store_true",
-        help="let dev alone decide whether the compiled program is kept",
+        help="no confirmation draws: the questions each stage chose on decide alone (the "
+        "compiled program on dev, the retrieval steps on the open-corpus questions)",
     )
     run.add_argument(
         "--skip-retriever", action="store_true", help="do not train the reranker or the encoder"
@@ -118,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = OptimizerSettings.model_validate(
         settings.model_dump()
         | {key: value for key, value in chosen.items() if value not in (None, [])}
-        | ({"confirm": []} if args.no_confirmation else {})
+        | ({"confirm": [], "open_confirm": []} if args.no_confirmation else {})
     )
     request = CompileRequest(
         name=args.out.name,

@@ -332,6 +332,15 @@ def test_cli_dry_run_prints_the_plan_and_estimate(
     assert not (tmp_path / "dry").exists()
 
 
+def test_cli_without_confirmation_draws_none(data_dir: Path, tmp_path: Path, capsys) -> None:
+    split = ["--train", f"tatqa:{SPLIT}:6", "--dev", f"tatqa:{SPLIT}:8"]
+    out_dir = ["--out", str(tmp_path / "dry"), "--data-dir", str(data_dir)]
+    code = main(["compile", *out_dir, *split, "--no-confirmation", "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "confirmation 0 (none)" in out and "on the confirmation questions" not in out
+
+
 def test_cli_bad_split_is_a_one_line_error(data_dir: Path, tmp_path: Path, capsys) -> None:
     args = ["compile", "--out", str(tmp_path / "x"), "--train", "tatqa", "--dry-run"]
     assert main([*args, "--data-dir", str(data_dir)]) == 2

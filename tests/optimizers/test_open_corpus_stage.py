@@ -14,16 +14,19 @@ import pytest
 
 from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, Selection
 from filingqa.lm.backbone import Backbone
+from filingqa.optimizers import open_corpus_stage
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
 from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
 from filingqa.optimizers.open_corpus_stage import (
+    CONFIRM_DIR,
     OPEN_DIR,
     OPEN_SPACE,
     PAGES_DIR,
     choose_retrieval,
 )
 from filingqa.optimizers.presets import preset
+from filingqa.optimizers.selection import confirm
 from filingqa.optimizers.structure_search import Structure, candidates
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval.index.build import build_index
@@ -128,6 +131,7 @@ def run(tmp_path: Path) -> CompileRun:
             "pool": [],
             "open_dev": ["financebench:dev"],
             "open_pages": ["financebench:dev"],
+            "open_confirm": [],
             "open_index": str(index),
         }
     )
@@ -227,3 +231,62 @@ def test_the_stage_weighs_one_vote_over_searched_evidence_only_where_the_start_v
     single = [s.key for s in candidates(Structure(), OPEN_SPACE, worked_examples=False)]
     assert not any("searched_samples" in key for key in single)  # one vote already
     assert Structure(samples=3, searched_samples=3) == Structure(samples=3)
+
+
+def confirming(run: CompileRun) -> CompileRun:
+    """``run`` choosing on one question and confirming on the other filing's."""
+    settings = run.settings.model_copy(
+        update={"open_dev": ["financebench:dev:1"], "open_confirm": ["financebench:dev"]}
+    )
+    plan = plan_compile(run.plan.request.model_copy(update={"settings": settings}), run.data_dir)
+    return CompileRun(
+        plan=plan,
+        lm=run.lm,
+        data_dir=run.data_dir,
+        embedder=run.embedder,
+        progress=False,
+        say=lambda line: None,
+    )
+
+
+def test_the_confirmation_shares_no_filing_with_the_choice_or_the_page_check(
+    run: CompileRun,
+) -> None:
+    plan = confirming(run).plan
+    confirmed = {d for r in plan.open_confirm for d in r.documents}
+    assert plan.open_confirm and len(plan.open_dev) == 1
+    assert not confirmed & {d for r in [*plan.open_dev, *plan.open_pages] for d in r.documents}
+    assert "open confirmation" in plan.estimate.calls
+    assert "open-corpus confirmation: a structure chosen over the start" in describe_plan(plan)
+
+
+def test_a_cheaper_structure_that_holds_on_the_confirmation_is_kept(run: CompileRun) -> None:
+    checked = confirming(run)
+    with dspy.context(lm=checked.lm, adapter=dspy.JSONAdapter()):
+        kept, stage = choose_retrieval(checked, kept_start())
+    confirmation = stage.confirmation
+    assert confirmation is not None and confirmation.held
+    assert confirmation.start == "start" and confirmation.candidate == kept.structure.key
+    assert confirmation.questions == len(checked.plan.open_confirm)
+    assert confirmation.seconds[kept.structure.key] < confirmation.seconds["start"]
+    assert (checked.out / OPEN_DIR / CONFIRM_DIR / "start.jsonl").is_file()
+    assert "confirmation (" in stage.describe() and f"keeps the {kept.structure.key}" in (
+        stage.describe()
+    )
+
+
+def test_a_structure_the_confirmation_does_not_keep_gives_way_to_the_start(
+    run: CompileRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = confirming(run)
+
+    def lost(before, after, max_p_value, *, start, candidate):  # the start told better
+        confirmed = confirm(before, after, max_p_value, start=start, candidate=candidate)
+        return confirmed.model_copy(update={"kept": start, "losses": len(before)})
+
+    monkeypatch.setattr(open_corpus_stage, "confirm", lost)
+    with dspy.context(lm=checked.lm, adapter=dspy.JSONAdapter()):
+        kept, stage = choose_retrieval(checked, kept_start())
+    assert stage.confirmation is not None and not stage.confirmation.held
+    assert kept.structure == Structure() and stage.structure == Structure()
+    assert next(c for c in stage.candidates if c.verdict == "kept").key != "start"
