@@ -75,6 +75,10 @@ PICK_ANSWERS = 2.8
 """A compiled program's answer over gold context in answers of the uncompiled program: the
 committed artifact's pick took 2.8 times the uncompiled program's seconds on the TAT-QA
 report questions (its votes decoded; docs/experiments.md)."""
+ROUTED_OTHERWISE = 0.25
+"""The share of the confirmation questions the trained router sends another way than the
+loop policy (each answered in a single pass and in the full loop): a guess until a compile
+with the confirmation measures it."""
 LOOP_CALLS = 1.2
 """The verify-revise loop's calls after a question's single pass: a verdict, and a
 revision and a verdict more where the verifier rejects."""
@@ -220,7 +224,8 @@ def estimate(
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``confirm``/``calibration`` questions
     drawn (the confirmation priced as if the compiled program wins dev: both programs
-    answer it, the compiled one at :data:`PICK_ANSWERS`), and
+    answer it, the compiled one at :data:`PICK_ANSWERS`; the router's confirmation on the
+    share :data:`ROUTED_OTHERWISE` of it), and
     ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
@@ -253,6 +258,9 @@ def estimate(
         stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * answers
         weights["open confirmation"] = OPEN_CALL_WEIGHT
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
+    if confirm:
+        both_ways = 2 * CALLS_PER_QUESTION["pot"] + LOOP_CALLS
+        stages["router confirmation"] = confirm * ROUTED_OTHERWISE * both_ways
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
         weights=weights,

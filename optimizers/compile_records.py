@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.artifacts.manifest import ROUTER_DIR, Scores, Selection
 from filingqa.evaluation.runner import Row
@@ -127,20 +127,49 @@ class KeptProgram:
         return sum(score.seconds for score in self.confirmation or ())
 
 
+class RouterConfirmation(BaseModel):
+    """The router against the loop policy on the confirmation draw: of its ``questions``,
+    those the two send different ways (``differing``), answered both ways; the router's
+    wins and losses there, each policy's LM calls on them, and whether ``load`` routes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    questions: int
+    differing: int
+    wins: int
+    losses: int
+    routed_calls: int
+    loop_calls: int
+    routes: bool
+
+    def describe(self) -> str:
+        """One clause for a terminal."""
+        return (
+            f"confirmation: {self.differing} of {self.questions} other questions routed "
+            f"otherwise, router wins {self.wins}, loses {self.losses}, {self.routed_calls} "
+            f"LM calls vs {self.loop_calls}: "
+            + ("routes" if self.routes else "keeps the loop policy")
+        )
+
+
 @dataclass(frozen=True)
 class RouterStage:
     """The router stage: the trained router's report, whether ``load`` routes with it
-    (else by the kept structure's ``loop``), and what labelling cost."""
+    (else by the kept structure's ``loop``), its confirmation (None: not asked), and what
+    labelling cost."""
 
     report: RouterReport
     use_router: bool
     loop: LoopPolicy
     lm_calls: int
     seconds: float
+    confirmation: RouterConfirmation | None = None
 
     def manifest_entry(self) -> dict[str, Any]:
-        """The manifest's ``router`` entry: the report and where the router lies."""
-        return self.report.model_dump() | {"dir": ROUTER_DIR}
+        """The manifest's ``router`` entry: the report, its confirmation and where the
+        router lies."""
+        confirmed = self.confirmation.model_dump() if self.confirmation else None
+        return self.report.model_dump() | {"dir": ROUTER_DIR, "confirmation": confirmed}
 
     def describe(self) -> str:
         """One line for a terminal."""
@@ -149,7 +178,9 @@ class RouterStage:
             f"router: CV accuracy {r.cv_accuracy:.1%} (majority {r.majority_accuracy:.1%}), "
             f"call savings {r.call_savings:.1%} vs always full loop, accuracy "
             f"{r.routed.accuracy:.1%} vs {r.always_full.accuracy:.1%} "
-            f"(threshold {r.threshold:.3g}); load() "
+            f"(threshold {r.threshold:.3g}); "
+            + (f"{self.confirmation.describe()}; " if self.confirmation else "")
+            + "load() "
             + ("routes with it" if self.use_router else f"keeps the structure's loop ({self.loop})")
         )
 

@@ -26,6 +26,7 @@ from filingqa.optimizers.compile_records import (
     KeptProgram,
     Optimization,
     RerankerStage,
+    RouterConfirmation,
     RouterStage,
 )
 from filingqa.optimizers.compiled_modes import pot_mode
@@ -40,10 +41,12 @@ from filingqa.program.pot import ProgramOfThought
 from filingqa.records import QARecord
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.search.rerank import TRAINING_FILE
+from filingqa.router.lightgbm_router import LightGBMRouter
 from filingqa.router.rule import LoopPolicy, loop_router
 from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 
 EVAL_DIR = "eval"
+CONFIRM_DIR = "confirm"
 
 
 @dataclass(frozen=True)
@@ -157,26 +160,71 @@ def confirm_program(run: CompileRun, optimization: Optimization) -> tuple[DevSco
 
 def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
     """The calibration questions answered single-pass and full-loop by the kept program
-    (``router/*.jsonl``), the router trained on them (``router/model.txt``), and whether it
-    beats the kept structure's loop policy."""
+    (``router/*.jsonl``), the router trained on them (``router/model.txt``), and whether
+    ``load`` routes with it: it beats the kept structure's loop policy by the cost rule on
+    the calibration questions, then on the confirmation draw (:func:`confirm_router`)."""
     directory = run.out / ROUTER_DIR
-    labels = label_questions(
-        run.plan.calibration,
+    labels = _labels(run, kept, run.plan.calibration, directory)
+    report = train_router(labels, directory)
+    max_p, loop = run.settings.max_p_value, kept.structure.loop
+    use_router = routes_better(labels, report, loop, max_p)
+    confirmation = None
+    if use_router and run.plan.confirm:
+        confirmation = confirm_router(run, kept, LightGBMRouter.load(directory))
+        use_router = confirmation.routes
+    rows = [row for path in sorted(directory.rglob("*.jsonl")) for row in read_rows(path)]
+    return RouterStage(
+        report=report,
+        use_router=use_router,
+        loop=loop,
+        lm_calls=sum(r.lm_calls for r in rows),
+        seconds=sum(r.seconds for r in rows),
+        confirmation=confirmation,
+    )
+
+
+def confirm_router(
+    run: CompileRun, kept: KeptProgram, router: LightGBMRouter
+) -> RouterConfirmation:
+    """The trained ``router`` against the kept structure's loop policy on the confirmation
+    draw: the questions the two send different ways are answered both ways
+    (``router/confirm/*.jsonl``), and the cost rule decides on them (no question differing:
+    the loop policy stays)."""
+    own = loop_router(kept.structure.loop)
+    differing = [
+        r for r in run.plan.confirm if router(r.question).full_loop != own(r.question).full_loop
+    ]
+    labels = _labels(run, kept, differing, run.out / ROUTER_DIR / CONFIRM_DIR)
+    routed_full = [router(x.question).full_loop for x in labels]
+    own_full = [not full for full in routed_full]
+    wins, losses = _policy_outcomes(labels, own_full, routed_full)
+    routed_calls = score_policy(labels, routed_full).lm_calls * len(labels) if labels else 0.0
+    own_calls = score_policy(labels, own_full).lm_calls * len(labels) if labels else 0.0
+    return RouterConfirmation(
+        questions=len(run.plan.confirm),
+        differing=len(differing),
+        wins=wins,
+        losses=losses,
+        routed_calls=round(routed_calls),
+        loop_calls=round(own_calls),
+        routes=bool(labels)
+        and cost_rule(routed_calls, own_calls, wins, losses, run.settings.max_p_value),
+    )
+
+
+def _labels(
+    run: CompileRun, kept: KeptProgram, records: Sequence[QARecord], directory: Path
+) -> list[RouterLabel]:
+    """``records`` answered single-pass and full-loop by the kept program, in
+    ``directory``."""
+    return label_questions(
+        records,
         kept.program.dump_state(),
         judge=run.judge,
         out_dir=directory,
         options=kept.structure.program_options(),
         worked_examples=kept.worked_examples,
         progress=run.progress,
-    )
-    report = train_router(labels, directory)
-    rows = read_rows(directory / "single.jsonl") + read_rows(directory / "full.jsonl")
-    return RouterStage(
-        report=report,
-        use_router=routes_better(labels, report, kept.structure.loop, run.settings.max_p_value),
-        loop=kept.structure.loop,
-        lm_calls=sum(r.lm_calls for r in rows),
-        seconds=sum(r.seconds for r in rows),
     )
 
 
@@ -190,9 +238,18 @@ def routes_better(
     own_full = [loop_router(loop)(x.question).full_loop for x in labels]
     own, routed = score_policy(labels, own_full), report.routed
     wins, losses = _policy_outcomes(labels, own_full, report.routed_full_loop)
-    if routed.lm_calls < own.lm_calls:
+    return cost_rule(routed.lm_calls, own.lm_calls, wins, losses, max_p_value)
+
+
+def cost_rule(
+    candidate_cost: float, start_cost: float, wins: int, losses: int, max_p_value: float
+) -> bool:
+    """Whether a candidate replaces the start, paired: the cheaper of the two, unless the
+    one-sided sign test of the other's wins at ``max_p_value`` tells it better; at equal
+    cost the one that wins more (a tie keeps the start)."""
+    if candidate_cost < start_cost:
         return sign_test(losses, wins) > max_p_value
-    if routed.lm_calls > own.lm_calls:
+    if candidate_cost > start_cost:
         return sign_test(wins, losses) <= max_p_value
     return wins > losses
 
