@@ -42,7 +42,7 @@ from filingqa.records import QARecord
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.search.rerank import TRAINING_FILE
 from filingqa.router.lightgbm_router import LightGBMRouter
-from filingqa.router.rule import LoopPolicy, loop_router
+from filingqa.router.rule import LoopPolicy, RoutingDecision, loop_router
 from filingqa.router.training import RouterLabel, RouterReport, score_policy, train_router
 
 EVAL_DIR = "eval"
@@ -184,12 +184,12 @@ def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
 
 
 def confirm_router(
-    run: CompileRun, kept: KeptProgram, router: LightGBMRouter
+    run: CompileRun, kept: KeptProgram, router: Callable[[str], RoutingDecision]
 ) -> RouterConfirmation:
-    """The trained ``router`` against the kept structure's loop policy on the confirmation
-    draw: the questions the two send different ways are answered both ways
-    (``router/confirm/*.jsonl``), and the cost rule decides on them (no question differing:
-    the loop policy stays)."""
+    """The trained ``router`` (a :class:`~filingqa.router.lightgbm_router.LightGBMRouter`)
+    against the kept structure's loop policy on the confirmation draw: the questions the two
+    send different ways are answered both ways (``router/confirm/*.jsonl``), and the cost
+    rule decides on them (no question differing: the loop policy stays)."""
     own = loop_router(kept.structure.loop)
     differing = [
         r for r in run.plan.confirm if router(r.question).full_loop != own(r.question).full_loop
