@@ -110,17 +110,16 @@ class CompileClock:
         now = StageTime(
             seconds=round(before.seconds + seconds, 2), lm_calls=before.lm_calls + lm_calls
         )
-        runs = [*self.record.runs[:-1], round(time.monotonic() - self.started, 2)]
-        self.record = ClockRecord(runs=runs, stages=self.record.stages | {name: now})
-        self._save()
+        self._save(self.record.stages | {name: now})
 
     def finished(self) -> ClockRecord:
         """The record with this run's wall seconds up to now."""
-        runs = [*self.record.runs[:-1], round(time.monotonic() - self.started, 2)]
-        self.record = self.record.model_copy(update={"runs": runs})
-        self._save()
+        self._save(self.record.stages)
         return self.record
 
-    def _save(self) -> None:
+    def _save(self, stages: dict[str, StageTime]) -> None:
+        """Keep ``stages`` and this run's wall seconds up to now, in memory and on disk."""
+        runs = [*self.record.runs[:-1], round(time.monotonic() - self.started, 2)]
+        self.record = ClockRecord(runs=runs, stages=stages)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(self.record.model_dump(), indent=2) + "\n")

@@ -42,16 +42,13 @@ def assemble_manifest(
     encoder: EncoderStage | None = None,
     open_stage: OpenCorpusStage | None = None,
     data_dir: Path | None = None,
-    clock: ClockRecord | None = None,
+    clock: ClockRecord,
 ) -> Manifest:
-    """The manifest of the compile that made these records with ``lm``, timed by ``clock``
-    (None: no clock ran; the wall time is then the stages' own seconds added up)."""
+    """The manifest of the compile that made these records with ``lm``, timed by
+    ``clock``."""
     request, s = plan.request, plan.request.settings
     log = optimization.log
     opened = open_stage or OpenCorpusStage()
-    trained = sum(stage.seconds for stage in (reranker, encoder) if stage is not None)
-    answered = [before.seconds, log.seconds, after.seconds, kept.seconds, opened.seconds]
-    added = round(sum(answered) + router.seconds + trained, 1)
     return Manifest(
         name=request.name,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -82,12 +79,12 @@ def assemble_manifest(
             "dev before": before.lm_calls,
             "optimizer": log.lm_calls,
             "dev after": after.lm_calls,
-            "confirmation": kept.lm_calls,
+            "confirmation": kept.confirmation_lm_calls,
             "open corpus": opened.lm_calls,
             "router labels": router.lm_calls,
         },
-        stages={name: t.model_dump() for name, t in clock.stages.items()} if clock else {},
-        wall_seconds=clock.wall_seconds if clock else added,
+        stages={name: t.model_dump() for name, t in clock.stages.items()},
+        wall_seconds=clock.wall_seconds,
     )
 
 

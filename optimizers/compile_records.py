@@ -45,11 +45,6 @@ class DevScore:
         """The LM calls this stage is charged (cached ones included)."""
         return sum(r.lm_calls for r in self.rows) if self.charged else 0
 
-    @property
-    def seconds(self) -> float:
-        """The seconds this stage is charged."""
-        return sum(r.seconds for r in self.rows) if self.charged else 0.0
-
     def scores(self) -> Scores:
         """Accuracy and mean cost per question, for the manifest."""
         n = len(self.rows)
@@ -117,14 +112,9 @@ class KeptProgram:
     confirmation: tuple[DevScore, DevScore] | None = None
 
     @property
-    def lm_calls(self) -> int:
-        """The LM calls of the confirmation."""
+    def confirmation_lm_calls(self) -> int:
+        """The LM calls of the two programs' answers to the confirmation draw."""
         return sum(score.lm_calls for score in self.confirmation or ())
-
-    @property
-    def seconds(self) -> float:
-        """The seconds of the confirmation."""
-        return sum(score.seconds for score in self.confirmation or ())
 
 
 class RouterConfirmation(BaseModel):
@@ -155,14 +145,13 @@ class RouterConfirmation(BaseModel):
 @dataclass(frozen=True)
 class RouterStage:
     """The router stage: the trained router's report, whether ``load`` routes with it
-    (else by the kept structure's ``loop``), its confirmation (None: not asked), and what
-    labelling cost."""
+    (else by the kept structure's ``loop``), its confirmation (None: not asked), and the LM
+    calls of its labels."""
 
     report: RouterReport
     use_router: bool
     loop: LoopPolicy
     lm_calls: int
-    seconds: float
     confirmation: RouterConfirmation | None = None
 
     def manifest_entry(self) -> dict[str, Any]:

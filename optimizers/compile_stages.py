@@ -17,7 +17,6 @@ import dspy
 
 from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, ROUTER_DIR
 from filingqa.evaluation.modes import Mode, gold_program
-from filingqa.evaluation.paired import sign_test
 from filingqa.evaluation.runner import read_rows, run_mode
 from filingqa.metrics.judge import StrictJudge
 from filingqa.optimizers.compile_plan import CompilePlan
@@ -30,6 +29,7 @@ from filingqa.optimizers.compile_records import (
     RouterStage,
 )
 from filingqa.optimizers.compiled_modes import pot_mode
+from filingqa.optimizers.cost_selection import cheaper_unless_told_worse
 from filingqa.optimizers.encoder_stage import EncoderStage
 from filingqa.optimizers.presets import OptimizerSettings, Target
 from filingqa.optimizers.router_labels import label_questions
@@ -178,7 +178,6 @@ def label_router(run: CompileRun, kept: KeptProgram) -> RouterStage:
         use_router=use_router,
         loop=loop,
         lm_calls=sum(r.lm_calls for r in rows),
-        seconds=sum(r.seconds for r in rows),
         confirmation=confirmation,
     )
 
@@ -191,24 +190,23 @@ def confirm_router(
     send different ways are answered both ways (``router/confirm/*.jsonl``), and the cost
     rule decides on them (no question differing: the loop policy stays)."""
     own = loop_router(kept.structure.loop)
-    differing = [
-        r for r in run.plan.confirm if router(r.question).full_loop != own(r.question).full_loop
-    ]
+    routed = {r.id: router(r.question).full_loop for r in run.plan.confirm}
+    differing = [r for r in run.plan.confirm if routed[r.id] != own(r.question).full_loop]
     labels = _labels(run, kept, differing, run.out / ROUTER_DIR / CONFIRM_DIR)
-    routed_full = [router(x.question).full_loop for x in labels]
+    routed_full = [routed[x.id] for x in labels]
     own_full = [not full for full in routed_full]
     wins, losses = _policy_outcomes(labels, own_full, routed_full)
-    routed_calls = score_policy(labels, routed_full).lm_calls * len(labels) if labels else 0.0
-    own_calls = score_policy(labels, own_full).lm_calls * len(labels) if labels else 0.0
+    routed_calls, own_calls = _calls(labels, routed_full), _calls(labels, own_full)
     return RouterConfirmation(
         questions=len(run.plan.confirm),
         differing=len(differing),
         wins=wins,
         losses=losses,
-        routed_calls=round(routed_calls),
-        loop_calls=round(own_calls),
-        routes=bool(labels)
-        and cost_rule(routed_calls, own_calls, wins, losses, run.settings.max_p_value),
+        routed_calls=routed_calls,
+        loop_calls=own_calls,
+        routes=cheaper_unless_told_worse(
+            routed_calls, own_calls, wins, losses, run.settings.max_p_value
+        ),
     )
 
 
@@ -238,20 +236,12 @@ def routes_better(
     own_full = [loop_router(loop)(x.question).full_loop for x in labels]
     own, routed = score_policy(labels, own_full), report.routed
     wins, losses = _policy_outcomes(labels, own_full, report.routed_full_loop)
-    return cost_rule(routed.lm_calls, own.lm_calls, wins, losses, max_p_value)
+    return cheaper_unless_told_worse(routed.lm_calls, own.lm_calls, wins, losses, max_p_value)
 
 
-def cost_rule(
-    candidate_cost: float, start_cost: float, wins: int, losses: int, max_p_value: float
-) -> bool:
-    """Whether a candidate replaces the start, paired: the cheaper of the two, unless the
-    one-sided sign test of the other's wins at ``max_p_value`` tells it better; at equal
-    cost the one that wins more (a tie keeps the start)."""
-    if candidate_cost < start_cost:
-        return sign_test(losses, wins) > max_p_value
-    if candidate_cost > start_cost:
-        return sign_test(wins, losses) <= max_p_value
-    return wins > losses
+def _calls(labels: list[RouterLabel], full: list[bool]) -> int:
+    """The LM calls of ``labels`` answered as ``full`` says (the full loop or one pass)."""
+    return sum(x.full_calls if f else x.single_calls for x, f in zip(labels, full, strict=True))
 
 
 def _policy_outcomes(

@@ -110,6 +110,20 @@ def tied(
     return sign_test(losses, wins) > max_p_value and missed <= found + PAGE_TOLERANCE
 
 
+def cheaper_unless_told_worse(
+    candidate_cost: float, start_cost: float, wins: int, losses: int, max_p_value: float
+) -> bool:
+    """The rule of :func:`cheapest_tied` for two candidates priced in another unit (LM
+    calls): whether the candidate replaces the start given its paired ``wins`` and
+    ``losses`` — the cheaper of the two, unless the one-sided sign test at ``max_p_value``
+    tells the other better; at equal cost the one that wins more (a tie keeps the start)."""
+    if candidate_cost < start_cost:
+        return sign_test(losses, wins) > max_p_value
+    if candidate_cost > start_cost:
+        return sign_test(wins, losses) <= max_p_value
+    return wins > losses
+
+
 Verdict = Literal["kept", "tied", "worse"]
 
 
