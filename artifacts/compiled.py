@@ -1,21 +1,30 @@
 """A compiled artifact as a program: read into a
 :class:`~filingqa.program.financial_qa.FinancialQA` (its manifest, program state, structure,
 router, worked examples and reranker) without touching the LM (:func:`read_program`), or
-loaded ready to call with its backbone as DSPy's LM (:func:`load`, ``filingqa.load``)."""
+loaded ready to call with its backbone as DSPy's LM (:func:`load`, ``filingqa.load``); and
+the program a backbone answers with when no artifact is named (:func:`choose_program`)."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import dspy
 from pydantic import ValidationError
 
 from filingqa.artifacts.manifest import RERANKER_DIR, ROUTER_DIR, Manifest, read_manifest
+from filingqa.artifacts.shipped import (
+    UNCOMPILED,
+    compiled_for,
+    how_to_compile,
+    shipped_artifact_for,
+    shipped_artifacts,
+)
 from filingqa.artifacts.worked_examples import PoolFile, read_pool
 from filingqa.core.config import ConfigError
-from filingqa.lm.backbone import Backbone, configure, get_lm
+from filingqa.lm.backbone import LOCAL, Backbone, configure, get_lm
 from filingqa.models.embedding import install_tuned_encoder, read_tuned_encoder
 from filingqa.models.store import ModelNotReady
 from filingqa.program.financial_qa import FinancialQA
@@ -130,8 +139,44 @@ class BackboneMismatch(UserWarning):
     """The artifact runs with another backbone than it was compiled for."""
 
 
+class NoCompiledProgram(UserWarning):
+    """No shipped artifact was compiled for the backbone: the uncompiled program answers."""
+
+
+@dataclass(frozen=True)
+class ProgramChoice:
+    """The program to answer with (None: the uncompiled one) and its name (the artifact's,
+    else ``uncompiled``); ``note`` is the line to show when the backbone has no shipped
+    artifact (how to compile one), None otherwise."""
+
+    program: FinancialQA | None
+    name: str
+    note: str | None = None
+
+
+def choose_program(
+    given: Backbone, program: Path | None = None, *, uncompiled: bool = False
+) -> ProgramChoice:
+    """What ``given`` answers with: the artifact in ``program`` when given, the uncompiled
+    program when ``uncompiled``, else the shipped artifact compiled for ``given``, else the
+    uncompiled program with a note on how to compile one.
+
+    Raises:
+        ValueError: both ``program`` and ``uncompiled``; the errors of :func:`read_program`.
+    """
+    if program is not None and uncompiled:
+        raise ValueError("--program and --uncompiled name two programs: give one")
+    if uncompiled:
+        return ProgramChoice(None, UNCOMPILED)
+    directory = program or shipped_artifact_for(given)
+    if directory is None:
+        return ProgramChoice(None, UNCOMPILED, note=how_to_compile(given.spec))
+    qa = read_program(directory)
+    return ProgramChoice(qa, qa.manifest.name)
+
+
 def load(
-    path: str | Path,
+    path: str | Path | None = None,
     lm: str | Backbone | dspy.BaseLM | None = None,
     *,
     api_base: str | None = None,
@@ -139,46 +184,68 @@ def load(
     """The compiled program in ``path`` with its structure, router (or the structure's loop
     policy) and worked examples, ready to call.
 
-    ``lm`` (a backbone string, a parsed :class:`~filingqa.lm.backbone.Backbone` or a
-    ``dspy.LM``) replaces the backbone the artifact was compiled for, with a
-    :class:`BackboneMismatch` warning when they differ; without it the artifact's own
-    backbone is loaded. ``api_base`` goes with a backbone string (the given one, else the
-    artifact's). The backbone becomes DSPy's default LM with the adapter it parses best
-    with. The returned program carries ``manifest`` and, when the artifact has one,
-    ``reranker`` (a :class:`~filingqa.retrieval.search.rerank.Reranker` for the search
-    pipeline) and ``search_settings``, the ``SearchSettings`` changes it searches with (its
-    remote rerank stage, say; {} for none).
+    Without ``path``, the shipped artifact compiled for ``lm`` (default: the embedded
+    model); when none was, the uncompiled program with ``lm``, and a
+    :class:`NoCompiledProgram` warning saying how to compile one. ``lm`` (a backbone string,
+    a parsed :class:`~filingqa.lm.backbone.Backbone` or a ``dspy.LM``) replaces the backbone
+    the artifact was compiled for, with a :class:`BackboneMismatch` warning when they
+    differ; without it the artifact's own backbone is loaded. ``api_base`` goes with a
+    backbone string (the given one, else the artifact's). The backbone becomes DSPy's
+    default LM with the adapter it parses best with. The returned program carries
+    ``manifest`` (none when uncompiled) and, when the artifact has one, ``reranker`` (a
+    :class:`~filingqa.retrieval.search.rerank.Reranker` for the search pipeline) and
+    ``search_settings``, the ``SearchSettings`` changes it searches with (its remote rerank
+    stage, say; {} for none).
 
     Raises:
         FileNotFoundError: ``path`` is not a compiled artifact.
         filingqa.artifacts.manifest.UnsupportedArtifact: an unknown format version.
         ValueError: the manifest or the program state does not match this filingqa.
     """
-    qa = read_program(path)
+    directory = Path(path) if path is not None else _shipped_for(lm, api_base)
+    if directory is None:
+        chosen = lm if isinstance(lm, dspy.BaseLM) else get_lm(_given(lm, api_base))
+        warnings.warn(how_to_compile(_lm_name(chosen)), NoCompiledProgram, stacklevel=2)
+        configure(chosen)
+        return FinancialQA()
+    qa = read_program(directory)
     configure(_backbone(qa.manifest, lm, api_base))
     return qa
 
 
-def _serves(given: Backbone, compiled_for: Backbone) -> bool:
-    """Whether ``given`` is the compiled-for embedded model behind a llama.cpp server
-    (``local@<url>`` for ``local``); the server's file cannot be checked from here."""
-    return compiled_for.kind == "embedded" and given.kind == "served"
+def _given(lm: str | Backbone | None, api_base: str | None) -> Backbone:
+    """``lm`` as a backbone (default: the embedded model)."""
+    return lm if isinstance(lm, Backbone) else Backbone.parse(lm or LOCAL, api_base)
+
+
+def _shipped_for(lm: str | Backbone | dspy.BaseLM | None, api_base: str | None) -> Path | None:
+    """The shipped artifact compiled for ``lm``, None when none was."""
+    if isinstance(lm, dspy.BaseLM):
+        return next((d for d in shipped_artifacts() if _runs(read_manifest(d), lm)), None)
+    return shipped_artifact_for(_given(lm, api_base))
+
+
+def _runs(manifest: Manifest, lm: dspy.BaseLM) -> bool:
+    """Whether ``lm`` is the model ``manifest`` was compiled for, by its model name."""
+    return getattr(lm, "model", None) in (manifest.backbone, manifest.lm_model)
+
+
+def _lm_name(lm: dspy.BaseLM) -> str:
+    return str(getattr(lm, "model", type(lm).__name__))
 
 
 def _backbone(
     manifest: Manifest, lm: str | Backbone | dspy.BaseLM | None, api_base: str | None
 ) -> dspy.BaseLM:
     """The LM to run with, warning when it is not the one compiled for."""
-    compiled_for = Backbone.parse(manifest.backbone, api_base)
     if lm is None:
-        return get_lm(compiled_for)
+        return get_lm(Backbone.parse(manifest.backbone, api_base))
     if isinstance(lm, dspy.BaseLM):
-        chosen, name, serves = lm, str(getattr(lm, "model", type(lm).__name__)), False
+        chosen, name, same = lm, _lm_name(lm), False
     else:
-        given = Backbone.parse(lm, api_base) if isinstance(lm, str) else lm
-        chosen, name, serves = get_lm(given), given.spec, _serves(given, compiled_for)
-    same = name == manifest.backbone or getattr(chosen, "model", None) == manifest.lm_model
-    if not (same or serves):
+        given = _given(lm, api_base)
+        chosen, name, same = get_lm(given), given.spec, compiled_for(manifest, given)
+    if not (same or _runs(manifest, chosen)):
         warnings.warn(
             f"{manifest.name} was compiled for {manifest.backbone} ({manifest.lm_model}); "
             f"running it with {name}: its demos and instructions may not transfer — "

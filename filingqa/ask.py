@@ -1,8 +1,9 @@
 """``filingqa ask``: answer a question over one plain-text filing, or over the index.
 
-One filing: question → passages (split, BM25 within a budget) → PoT in the sandbox →
-answer with working and citations. The index: FinancialQA with a search handle (narrowed to
-a company, or restricted to documents), the same answer shape.
+One filing: question → passages (split, BM25 within a budget) → a compiled FinancialQA over
+them, or, uncompiled, PoT in the sandbox → answer with working and citations. The index:
+FinancialQA with a search handle (narrowed to a company, or restricted to documents), the
+same answer shape. Every answer names the program that gave it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, TypedDict
 import dspy
 from pydantic import BaseModel
 
+from filingqa.artifacts.shipped import UNCOMPILED, program_label, program_name
 from filingqa.checks.citations import Citation, cite, untraced_numbers
 from filingqa.checks.formulas import formula_note
 from filingqa.checks.inputs import clean_question, question_problem
@@ -43,10 +45,12 @@ EVIDENCE_BUDGET_CHARS = 8000  # about 2,000 tokens of the model's context
 
 
 class FilingAnswer(BaseModel):
-    """An answer with its working, citations and cost; ``reason`` says how FinancialQA
-    reached its ``outcome`` (empty over one filing)."""
+    """An answer with its working, citations and cost; ``program`` names what answered (a
+    compiled artifact's name, or ``uncompiled``); ``reason`` says how FinancialQA reached
+    its ``outcome`` (empty when PoT answered over one filing)."""
 
     question: str
+    program: str
     answer: str
     value: float | int | str | bool | dict[str, float | int | str | bool] | None
     working: str
@@ -85,10 +89,13 @@ def answer_over_filing(
     lm: dspy.LM,
     evidence_budget_chars: int = EVIDENCE_BUDGET_CHARS,
     samples: int = 1,
+    program: FinancialQA | None = None,
 ) -> FilingAnswer:
-    """Answer ``question`` from ``filing`` (default: the bundled sample) with ``lm``.
+    """Answer ``question`` from ``filing`` (default: the bundled sample) with ``lm``: the
+    passages BM25 chooses within ``evidence_budget_chars``, answered by ``program`` (a
+    compiled FinancialQA, see :func:`filingqa.load`) when given, else by PoT.
 
-    ``samples`` > 1 votes over that many programs (self-consistency, see
+    ``samples`` > 1 votes PoT over that many programs (self-consistency, see
     :class:`~filingqa.program.pot.ProgramOfThought`): more accurate, proportionally slower.
     """
     question = checked_question(question)
@@ -99,6 +106,8 @@ def answer_over_filing(
         split_filing(path.read_text(encoding="utf-8", errors="replace"), doc),
         evidence_budget_chars,
     )
+    if program is not None:
+        return _program_answer(question, program, lm, passages=chosen)
     passages = [fit(p, question, evidence_budget_chars) for p in screen(chosen).passages]
     evidence = render(passages)
     started, calls_before = time.perf_counter(), len(lm.history)
@@ -198,13 +207,27 @@ def answer_with_search(
     ``program`` (a compiled one, see :func:`filingqa.load`) when given, else the uncompiled
     program voting over ``samples`` programs."""
     question = checked_question(question)
-    started, calls_before = time.perf_counter(), len(lm.history)
     qa = program if program is not None else FinancialQA(samples=samples)
+    return _program_answer(question, qa, lm, search=search, company=company)
+
+
+def _program_answer(
+    question: str,
+    qa: FinancialQA,
+    lm: dspy.LM,
+    *,
+    passages: list[Passage] | None = None,
+    search: SearchHandle | None = None,
+    company: str | None = None,
+) -> FilingAnswer:
+    """FinancialQA ``qa``'s answer over ``passages`` or ``search``, with its cost."""
+    started, calls_before = time.perf_counter(), len(lm.history)
     with dspy.context(lm=lm, adapter=adapter_for(lm)):
-        prediction = qa(question=question, search=search, company=company)
+        prediction = qa(question=question, passages=passages, search=search, company=company)
     final = prediction.final
     return FilingAnswer(
         question=question,
+        program=program_name(qa),
         answer=final.answer,
         value=final.value,
         working=final.working,
@@ -255,6 +278,7 @@ def _answer(
     )
     return FilingAnswer(
         question=question,
+        program=UNCOMPILED,
         answer=text,
         value=execution.value,
         working=prediction.program,
@@ -270,7 +294,8 @@ def _answer(
 
 
 def format_answer(answer: FilingAnswer) -> str:
-    """The answer for a terminal: answer, working, sources and cost."""
+    """The answer for a terminal: answer, the program that gave it, working, sources and
+    cost."""
     working = "\n".join(f"    {line}" for line in answer.working.splitlines())
     sources = (
         "\n".join(
@@ -278,7 +303,11 @@ def format_answer(answer: FilingAnswer) -> str:
         )
         or "  - (no passage holds the program's input numbers)"
     )
-    lines = [f"Question: {answer.question}", f"Answer:   {answer.answer}"]
+    lines = [
+        f"Question: {answer.question}",
+        f"Answer:   {answer.answer}",
+        f"Program:  {program_label(answer.program)}",
+    ]
     if answer.reason:
         lines.append(f"Outcome:  {answer.outcome} ({answer.reason})")
     if answer.working:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the evaluation data dir, an isolated filingqa home, a scripted LM."""
+"""Shared fixtures: the evaluation data dir, an isolated filingqa home, a scripted LM, a
+small compiled artifact."""
 
 from __future__ import annotations
 
@@ -42,3 +43,15 @@ def scripted_lm() -> Callable[[list[str]], dspy.LM]:
     """Factory: ``scripted_lm([...raw completions...])`` → a ``dspy.LM`` replaying them in
     order (cache off); its engine is a :class:`~tests.kit.lm.FakeEngine`."""
     return lambda replies: fake_lm(in_order(replies))
+
+
+@pytest.fixture(scope="session")
+def mini_artifact(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """An artifact compiled (by the rule-following LM of ``compile_fakes``) on the mini
+    TAT-QA split, compiled for the backbone ``rules/test``; and its data dir."""
+    from .optimizers.compile_fakes import compile_small, write_data_dir
+
+    data = write_data_dir(tmp_path_factory.mktemp("data"))
+    out = tmp_path_factory.mktemp("artifacts") / "mini"
+    compile_small(data, out)
+    return out, data

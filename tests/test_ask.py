@@ -1,6 +1,9 @@
 import pytest
 
+from filingqa.artifacts.compiled import read_program
 from filingqa.ask import answer_over_filing, format_answer
+
+from .optimizers.compile_fakes import rule_lm
 
 GROSS_MARGIN = (
     "```python\ngross_profit_2024 = 1884.4\nnet_revenue_2024 = 4186.3\n"
@@ -20,6 +23,7 @@ def test_answer_has_value_working_citations_and_cost(scripted_lm) -> None:
     assert (answer.lm_calls, answer.cached_calls, answer.tokens) == (1, 0, 15)
     printed = format_answer(answer)
     assert "Answer:   45.01%" in printed
+    assert answer.program == "uncompiled" and "Program:  uncompiled" in printed
     assert "page 3, table" in printed
     assert "gross_profit_2024 = 1884.4" in printed
 
@@ -62,6 +66,21 @@ def test_a_given_filing_is_used(scripted_lm, tmp_path) -> None:
     )
     assert answer.answer == "25%"
     assert answer.citations[0].doc == "ACME_2024_10K"
+
+
+def test_a_compiled_program_answers_over_the_filing_and_says_so(mini_artifact, tmp_path) -> None:
+    filing = tmp_path / "acme_2019_10k.txt"
+    filing.write_text(
+        "Revenue (in millions)\n\n| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 110 | 85 |\n"
+    )
+    question = "What was the percentage change in the revenue of company 1 from 2018 to 2019?"
+    program = read_program(mini_artifact[0])  # its demos teach the rule LM to divide
+    compiled = answer_over_filing(question, filing=filing, lm=rule_lm(), program=program)
+    uncompiled = answer_over_filing(question, filing=filing, lm=rule_lm())
+    assert compiled.program == "mini" and compiled.value == pytest.approx(29.41, abs=0.01)
+    assert "Program:  mini (compiled)" in format_answer(compiled)
+    assert compiled.citations[0].doc == "ACME_2019_10K"
+    assert uncompiled.program == "uncompiled" and uncompiled.value == 25
 
 
 def test_samples_vote_and_are_counted(scripted_lm) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from filingqa.artifacts.shipped import program_name
 from filingqa.ask import FilingAnswer
 from filingqa.cli import main
 from filingqa.evaluation.open_corpus import OpenCorpus
@@ -102,6 +103,32 @@ def test_eval_naive_rag_over_the_index_prints_the_table_and_writes_json(
     assert opened == [("financebench:dev", index)]
     assert json.loads(copy.read_text()) == json.loads((out / "results.json").read_text())
     assert json.loads(copy.read_text())["index"] == str(index)
+
+
+def test_eval_compiled_runs_the_shipped_artifact_compiled_for_the_backbone(
+    lm_replies, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    ran = []
+    monkeypatch.setattr(
+        "filingqa.evaluation.command.run_evaluation",
+        lambda settings, **_: ran.append(settings) or {},
+    )
+    lm_replies([])
+    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "program,compiled"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
+    artifact = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
+    assert ran[0].program == artifact
+    assert f"compiled={artifact}" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_eval_compiled_for_a_backbone_no_artifact_was_compiled_for_names_the_fix(
+    no_lm, capsys
+) -> None:
+    argv = ["eval", "--dataset", "tatqa:dev", "--mode", "compiled", "--lm", "openai/gpt-4o-mini"]
+    assert main(argv) == 2
+    err = one_line_error(capsys)
+    assert "no shipped artifact is compiled for openai/gpt-4o-mini" in err
+    assert "give --program DIR" in err
 
 
 def test_eval_retrieval_mode_dispatches_to_the_retrieval_evaluation(
@@ -203,15 +230,14 @@ def test_eval_context_takes_gold_or_retrieved(capsys) -> None:
 # --- ask ------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def index_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
-    """``answer_over_index`` replaced: each call's arguments are kept."""
-    calls: list[dict] = []
+def answers_kept(calls: list[dict]):
+    """A stand-in for an answering function: it keeps each call's arguments and answers."""
 
-    def answer_over_index(question: str, **kwargs) -> FilingAnswer:
+    def answer(question: str, **kwargs) -> FilingAnswer:
         calls.append({"question": question, **kwargs})
         return FilingAnswer(
             question=question,
+            program=program_name(kwargs.get("program")),
             answer="399.8 million",
             value=399.8,
             working="result = 812.4 - 412.6",
@@ -225,7 +251,22 @@ def index_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
             seconds=0.1,
         )
 
-    monkeypatch.setattr("filingqa.ask.answer_over_index", answer_over_index)
+    return answer
+
+
+@pytest.fixture
+def index_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """``answer_over_index`` replaced: each call's arguments are kept."""
+    calls: list[dict] = []
+    monkeypatch.setattr("filingqa.ask.answer_over_index", answers_kept(calls))
+    return calls
+
+
+@pytest.fixture
+def filing_answers(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """``answer_over_filing`` replaced: each call's arguments are kept."""
+    calls: list[dict] = []
+    monkeypatch.setattr("filingqa.ask.answer_over_filing", answers_kept(calls))
     return calls
 
 
@@ -235,7 +276,7 @@ def test_ask_company_and_doc_search_the_default_index(
     index = build_index(isolated_home, "default")
     lm = lm_replies([])
     argv = ["ask", "What was FCF?", "--company", "Acme", "--doc", "A_10K", "--doc", "B_10K"]
-    assert main(argv) == 0
+    assert main([*argv, "--uncompiled"]) == 0
     assert index_answers == [
         {
             "question": "What was FCF?",
@@ -248,7 +289,8 @@ def test_ask_company_and_doc_search_the_default_index(
             "search_settings": {},
         }
     ]
-    assert "Answer:   399.8 million" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Answer:   399.8 million" in out and "Program:  uncompiled" in out
 
 
 def test_ask_program_answers_over_the_index_with_the_artifacts_structure(
@@ -262,10 +304,45 @@ def test_ask_program_answers_over_the_index_with_the_artifacts_structure(
     assert program.manifest.program_options["samples"] == 5 and program.form.choice == "guess"
 
 
-def test_ask_program_needs_an_index(no_lm, capsys) -> None:
+def test_ask_answers_with_the_shipped_artifact_compiled_for_the_backbone_by_default(
+    isolated_home: Path, lm_replies, index_answers: list[dict], filing_answers: list[dict], capsys
+) -> None:
+    build_index(isolated_home, "default")
+    lm_replies([])
+    assert main(["ask", "What was FCF?"]) == 0
+    assert main(["ask", "What was FCF?", "--company", "Acme", "--json"]) == 0
+    (over_filing,), (over_index,) = filing_answers, index_answers
+    assert over_filing["program"].manifest.name == "qwen-local"
+    assert over_index["program"].manifest.name == "qwen-local"
+    captured = capsys.readouterr()
+    assert "Program:  qwen-local (compiled)" in captured.out
+    assert '"program": "qwen-local"' in captured.out
+    assert captured.err == ""
+
+
+def test_ask_with_a_backbone_no_artifact_was_compiled_for_runs_uncompiled_and_says_how_to_compile(
+    lm_replies, filing_answers: list[dict], capsys
+) -> None:
+    lm_replies([])
+    assert main(["ask", "What was FCF?", "--lm", "openai/gpt-4o-mini"]) == 0
+    assert filing_answers[0]["program"] is None
+    captured = capsys.readouterr()
+    assert "Program:  uncompiled" in captured.out
+    (note,) = captured.err.strip().splitlines()
+    assert note.startswith("filingqa: no shipped program is compiled for openai/gpt-4o-mini")
+    assert "`filingqa compile --lm openai/gpt-4o-mini --out DIR`" in note
+
+
+def test_ask_program_and_uncompiled_exclude_each_other(no_lm, capsys) -> None:
     artifact = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
-    assert main(["ask", "What was FCF?", "--program", str(artifact)]) == 2
-    assert "--program answers over an index" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["ask", "What was FCF?", "--program", str(artifact), "--uncompiled"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_ask_samples_votes_the_uncompiled_program_only(no_lm, capsys) -> None:
+    assert main(["ask", "What was FCF?", "--samples", "3"]) == 2
+    assert "--samples votes the uncompiled program; qwen-local" in one_line_error(capsys)
 
 
 def test_ask_index_takes_a_name_or_a_directory(
@@ -285,9 +362,9 @@ def test_ask_answers_over_the_sample_filing_even_when_an_index_is_built(
 ) -> None:
     build_index(isolated_home, "default")
     lm_replies(["```python\nresult = 812.4 - 412.6\n```"])
-    assert main(["ask", "What was Northwind's free cash flow in fiscal 2024?"]) == 0
+    assert main(["ask", "What was Northwind's free cash flow in fiscal 2024?", "--uncompiled"]) == 0
     out = capsys.readouterr().out
-    assert "Answer:   399.8 million" in out
+    assert "Answer:   399.8 million" in out and "Program:  uncompiled" in out
     assert "NORTHWIND_2024_10K, page 4, table" in out
     assert index_answers == []
 

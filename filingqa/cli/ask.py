@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from filingqa.cli.options import (
@@ -47,21 +48,29 @@ def add_parser(commands: Commands) -> None:
         "--samples",
         type=positive_int,
         default=1,
-        help="programs to sample and vote over (self-consistency); default 1",
+        help="the uncompiled program's programs to sample and vote over (self-consistency; "
+        "with --uncompiled); default 1",
     )
-    ask.add_argument(
+    which = ask.add_mutually_exclusive_group()
+    which.add_argument(
         "--program",
         type=Path,
         metavar="DIR",
-        help="answer over the index with a compiled artifact's program (its structure, "
-        "prompts and worked examples; e.g. artifacts/qwen-local)",
+        help="answer with this compiled artifact's program (its structure, prompts and worked "
+        "examples); default: the shipped artifact compiled for --lm (artifacts/qwen-local for "
+        "local), else the uncompiled program",
+    )
+    which.add_argument(
+        "--uncompiled",
+        action="store_true",
+        help="answer with the uncompiled program, not the shipped compiled one",
     )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from filingqa.artifacts.compiled import read_program
+    from filingqa.artifacts.compiled import choose_program
     from filingqa.ask import answer_over_filing, answer_over_index, format_answer
     from filingqa.lm.backbone import get_lm
 
@@ -69,12 +78,21 @@ def _run(args: argparse.Namespace) -> int:
     search = rerank_settings(args)
     if search and index is None:
         raise ValueError("--rerank-model reranks an index search: give --index (or --company)")
-    if args.program is not None and index is None:
-        raise ValueError("--program answers over an index: give --index (or --company / --doc)")
-    program = read_program(args.program) if args.program is not None else None
-    lm = get_lm(backbone_of(args))
+    backbone = backbone_of(args)
+    chosen = choose_program(backbone, args.program, uncompiled=args.uncompiled)
+    if chosen.program is not None and args.samples != 1:
+        raise ValueError(
+            f"--samples votes the uncompiled program; {chosen.name} votes as its compile "
+            "chose: add --uncompiled"
+        )
+    if chosen.note:
+        print(f"filingqa: {chosen.note}", file=sys.stderr)
+    program = chosen.program
+    lm = get_lm(backbone)
     if index is None:
-        answer = answer_over_filing(args.question, filing=args.filing, lm=lm, samples=args.samples)
+        answer = answer_over_filing(
+            args.question, filing=args.filing, lm=lm, samples=args.samples, program=program
+        )
     else:
         answer = answer_over_index(
             args.question,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filingqa.cli.options import (
     Commands,
@@ -15,6 +16,9 @@ from filingqa.cli.options import (
     positive_int,
     rerank_settings,
 )
+
+if TYPE_CHECKING:
+    from filingqa.lm.backbone import Backbone
 
 
 def add_parser(commands: Commands) -> None:
@@ -28,7 +32,8 @@ def add_parser(commands: Commands) -> None:
         default="direct,pot,program",
         help="comma-separated settings: direct, cot, pot, naive-rag, program (uncompiled; "
         "program+forms, program+guess, program-forms: with the answer form decided, guessed "
-        "from the wording, or not used), compiled, compiled+router (with --program DIR) "
+        "from the wording, or not used), compiled, compiled+router (--program DIR, default the "
+        "shipped artifact compiled for --lm) "
         "(default: direct,pot,program); or retrieval alone (search quality, no LM)",
     )
     run.add_argument(
@@ -98,8 +103,8 @@ def add_parser(commands: Commands) -> None:
         "--program",
         type=Path,
         metavar="DIR",
-        help="compiled artifact (e.g. artifacts/qwen-local) that the compiled and "
-        "compiled+router settings run",
+        help="compiled artifact that the compiled and compiled+router settings run (default: "
+        "the shipped one compiled for --lm, artifacts/qwen-local for local)",
     )
     run.add_argument(
         "--regrade",
@@ -161,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
         lm=backbone.spec,
         judge_lm=args.judge_lm,
         regrade=args.regrade,
-        program=args.program,
+        program=_compiled_artifact(args.program, modes, backbone),
         skip=args.skip,
         limit=args.limit,
         per_type=args.per_type,
@@ -181,8 +186,9 @@ def _run(args: argparse.Namespace) -> int:
     lm = get_lm(backbone)
     judge_lm = get_lm(Backbone.parse(args.judge_lm)) if args.judge_lm else None
     summaries = run_evaluation(settings, lm=lm, judge_lm=judge_lm, data_dir=args.data_dir)
+    compiled = f", compiled={settings.program}" if settings.program else ""
     print(
-        f"{settings.dataset}, lm={settings.lm}, slice={settings.slice or '-'}, "
+        f"{settings.dataset}, lm={settings.lm}{compiled}, slice={settings.slice or '-'}, "
         f"where={settings.where or '-'}"
     )
     print(format_table(summaries))
@@ -198,6 +204,27 @@ def _run(args: argparse.Namespace) -> int:
     written = [settings.out_dir / "results.json", settings.out_dir / REPORT_FILE]
     print(f"wrote {', '.join(map(str, written))}" + (f" and {args.json}" if args.json else ""))
     return 0
+
+
+def _compiled_artifact(given: Path | None, modes: list[str], backbone: Backbone) -> Path | None:
+    """The artifact the compiled settings run: ``given``, else the shipped one compiled for
+    ``backbone`` (None when no compiled setting runs).
+
+    Raises:
+        ValueError: a compiled setting runs and no shipped artifact was compiled for it.
+    """
+    from filingqa.artifacts.shipped import shipped_artifact_for
+    from filingqa.evaluation.modes import COMPILED_MODES
+
+    if given is not None or not any(m in COMPILED_MODES for m in modes):
+        return given
+    shipped = shipped_artifact_for(backbone)
+    if shipped is None:
+        raise ValueError(
+            f"no shipped artifact is compiled for {backbone.spec}: compile one with "
+            f"`filingqa compile --lm {backbone.spec} --out DIR` and give --program DIR"
+        )
+    return shipped
 
 
 def _question_choosing_options(args: argparse.Namespace) -> list[str]:

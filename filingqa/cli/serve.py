@@ -28,7 +28,17 @@ def add_parser(commands: Commands) -> None:
     )
     add_lm_options(serve)
     add_rerank_options(serve)
-    serve.add_argument("--program", type=Path, help="a compiled artifact to answer with")
+    which = serve.add_mutually_exclusive_group()
+    which.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="a compiled artifact to answer with (default: the shipped one compiled for --lm, "
+        "else the uncompiled program)",
+    )
+    which.add_argument(
+        "--uncompiled", action="store_true", help="answer with the uncompiled program"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
@@ -62,6 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         lm=args.lm,
         api_base=args.api_base,
         program=args.program,
+        uncompiled=args.uncompiled,
         host=args.host,
         port=args.port,
         workers=args.workers,

@@ -36,9 +36,11 @@ class CitedPassage(BaseModel):
 
 
 class AskResponse(BaseModel):
-    """The answer, its outcome and working, the passages it cites, and its cost."""
+    """The answer, the program that gave it (a compiled artifact's name, or
+    ``uncompiled``), its outcome and working, the passages it cites, and its cost."""
 
     question: str
+    program: str
     answer: str
     outcome: str
     reason: str
@@ -106,6 +108,7 @@ def response(answer: FilingAnswer, library: Library) -> AskResponse:
         )
     return AskResponse(
         question=answer.question,
+        program=answer.program,
         answer=answer.answer,
         outcome=answer.outcome,
         reason=answer.reason,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import shutil
 import sys
 
-from filingqa.artifacts.compiled import read_program
+from filingqa.artifacts.compiled import choose_program
+from filingqa.artifacts.shipped import program_label
 from filingqa.ask import SAMPLE_DOC, program_reranker, sample_filing
-from filingqa.lm.backbone import get_lm, is_embedded
+from filingqa.lm.backbone import Backbone, get_lm, is_embedded
 from filingqa.retrieval.search.pipeline import SearchSettings
 from filingqa.server.answering import ProgramAnswerer
 from filingqa.server.app import create_app
@@ -31,8 +32,12 @@ def serve(settings: ServerSettings) -> None:
             "the embedded model answers one question at a time: use --workers 1 "
             "(a hosted backbone or an OpenAI-compatible server can take more)"
         )
-    program = read_program(settings.program) if settings.program else None
-    lm = get_lm(settings.lm, api_base=settings.api_base)
+    backbone = Backbone.parse(settings.lm, settings.api_base)
+    chosen = choose_program(backbone, settings.program, uncompiled=settings.uncompiled)
+    if chosen.note:
+        print(f"filingqa: {chosen.note}", file=sys.stderr)
+    program = chosen.program
+    lm = get_lm(backbone)
     changes = {**(getattr(program, "search_settings", None) or {}), **settings.search}
     library = Library.open(
         settings.index,
@@ -51,7 +56,11 @@ def serve(settings: ServerSettings) -> None:
         shutil.copyfile(sample_filing(), sample)
         library.add(sample)
     app = create_app(settings, library, ProgramAnswerer(library, lm, program))
-    print(f"filingqa: serving {settings.index} at {settings.url} (Ctrl-C stops)", flush=True)
+    print(
+        f"filingqa: serving {settings.index} at {settings.url}, answering with "
+        f"{program_label(chosen.name)} (Ctrl-C stops)",
+        flush=True,
+    )
     try:
         uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
     finally:

@@ -25,7 +25,12 @@ class ServerSettings(BaseModel):
     index: Path = Field(description="the index the questions search and uploads go to")
     lm: str = Field(default=LOCAL, description="the backbone, as `--lm` takes it")
     api_base: str | None = None
-    program: Path | None = Field(default=None, description="a compiled artifact to answer with")
+    program: Path | None = Field(
+        default=None,
+        description="a compiled artifact to answer with (default: the shipped one compiled for "
+        "the backbone, else the uncompiled program)",
+    )
+    uncompiled: bool = Field(default=False, description="answer with the uncompiled program")
     search: dict[str, Any] = Field(
         default_factory=dict,
         description="SearchSettings changes the questions search with (the remote rerank stage)",

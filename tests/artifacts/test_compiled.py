@@ -14,7 +14,7 @@ from filingqa.datasets.gold_context import gold_passages
 from filingqa.program.financial_qa import FinancialQA
 from filingqa.router.lightgbm_router import LightGBMRouter
 
-from ..optimizers.compile_fakes import SPLIT, compile_small, rule_lm, write_data_dir
+from ..optimizers.compile_fakes import SPLIT, rule_lm
 
 
 @pytest.fixture(autouse=True)
@@ -24,17 +24,8 @@ def _restore_dspy_settings():
     dspy.configure(lm=None, adapter=None)
 
 
-@pytest.fixture(scope="module")
-def artifact(tmp_path_factory) -> tuple[Path, Path]:
-    """A compiled artifact of the mini split, and the data dir."""
-    data = write_data_dir(tmp_path_factory.mktemp("data"))
-    out = tmp_path_factory.mktemp("artifacts") / "mini"
-    compile_small(data, out)
-    return out, data
-
-
-def test_load_returns_the_compiled_program_with_its_router(artifact) -> None:
-    out, data = artifact
+def test_load_returns_the_compiled_program_with_its_router(mini_artifact) -> None:
+    out, data = mini_artifact
     with warnings.catch_warnings():
         warnings.simplefilter("error", BackboneMismatch)
         qa = filingqa.load(out, lm=rule_lm())
@@ -51,15 +42,15 @@ def test_load_returns_the_compiled_program_with_its_router(artifact) -> None:
     assert "lightgbm" in route.note
 
 
-def test_loading_with_another_backbone_warns(artifact) -> None:
-    out, _ = artifact
+def test_loading_with_another_backbone_warns(mini_artifact) -> None:
+    out, _ = mini_artifact
     other = dspy.LM("other/model", engine=rule_lm().engine, cache=False)
     with pytest.warns(BackboneMismatch, match="compiled for rules/test"):
         filingqa.load(out, lm=other)
 
 
-def test_unknown_format_version_is_refused(artifact, tmp_path: Path) -> None:
-    out, _ = artifact
+def test_unknown_format_version_is_refused(mini_artifact, tmp_path: Path) -> None:
+    out, _ = mini_artifact
     copy = shutil.copytree(out, tmp_path / "future")
     manifest = json.loads((copy / "manifest.json").read_text())
     (copy / "manifest.json").write_text(json.dumps(manifest | {"format_version": 99}))
@@ -67,8 +58,8 @@ def test_unknown_format_version_is_refused(artifact, tmp_path: Path) -> None:
         filingqa.load(copy, lm=rule_lm())
 
 
-def test_invalid_manifest_and_missing_artifact_are_clear(artifact, tmp_path: Path) -> None:
-    out, _ = artifact
+def test_invalid_manifest_and_missing_artifact_are_clear(mini_artifact, tmp_path: Path) -> None:
+    out, _ = mini_artifact
     copy = shutil.copytree(out, tmp_path / "broken")
     manifest = json.loads((copy / "manifest.json").read_text())
     del manifest["backbone"]
@@ -86,13 +77,3 @@ def test_import_filingqa_stays_light() -> None:
     code = "import sys, filingqa; print(any(m.startswith('dspy') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert out.stdout.strip() == "False"
-
-
-def test_the_embedded_model_on_a_llama_server_counts_as_the_local_backbone() -> None:
-    from filingqa.artifacts.compiled import _serves
-    from filingqa.lm.backbone import Backbone
-
-    served, local = Backbone.parse("local@http://127.0.0.1:8000/v1"), Backbone.parse("local")
-    assert _serves(served, local)
-    assert not _serves(served, Backbone.parse("openai/gpt-4o-mini"))
-    assert not _serves(Backbone.parse("openai/qwen"), local)

@@ -43,9 +43,9 @@ class HeldAnswerer:
                 if self.release.wait(0.01):
                     break
             return AskResponse(
-                question=request.question, answer="42", outcome="answered", reason="",
-                working="", citations=[], untraced_numbers=[], lm_calls=0, cached_calls=0,
-                tokens=0, seconds=0.0,
+                question=request.question, program="uncompiled", answer="42", outcome="answered",
+                reason="", working="", citations=[], untraced_numbers=[], lm_calls=0,
+                cached_calls=0, tokens=0, seconds=0.0,
             )  # fmt: skip
         finally:
             with self._lock:

@@ -29,6 +29,7 @@ async def test_ask_gives_the_answer_its_working_and_the_cited_text(client) -> No
     answer = response.json()
     assert answer["answer"] == "1,250 million"
     assert (answer["outcome"], answer["working"]) == ("answered", WORKING)
+    assert answer["program"] == "uncompiled"
     cited = answer["citations"]
     assert [(c["doc"], c["page"]) for c in cited] == [("ACME_2024_10K", 3)]
     assert "| Total revenue | 1,250.0 | 900.0 |" in cited[0]["text"]

@@ -138,6 +138,7 @@ def test_a_question_asked_on_the_page_shows_its_steps_answer_and_cited_page(
     answer = page.locator("#answer-text")
     answer.get_by_text("1,250 million").wait_for()
     assert page.locator("#outcome").inner_text().lower() == "answered"
+    assert page.locator("#program").inner_text() == "Answered by the uncompiled program"
     assert page.locator("#steps li").count() >= 3
     assert page.get_by_role("button", name="Ask").is_enabled()
     assert "revenue = 1250  # Total revenue" in page.locator("#working").inner_text()

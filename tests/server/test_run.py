@@ -44,6 +44,7 @@ def test_a_first_start_indexes_the_sample_and_serves_it(tmp_path, monkeypatch, c
     printed = capsys.readouterr()
     assert "indexing the bundled sample" in printed.err
     assert "serving" in printed.out and "http://127.0.0.1:8123/" in printed.out
+    assert "answering with qwen-local (compiled)" in printed.out
     assert [(f["doc_id"], f["fiscal_year"]) for f in served["filings"]] == [
         ("NORTHWIND_2024_10K", 2024)
     ]

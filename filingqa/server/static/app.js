@@ -368,6 +368,10 @@ function showAnswer(answer) {
   badge.className = `badge ${outcome}`;
   badge.textContent = answer.outcome;
   $("reason").textContent = answer.reason || "";
+  $("program").textContent =
+    answer.program === "uncompiled"
+      ? "Answered by the uncompiled program"
+      : `Answered by the compiled program ${answer.program}`;
 
   const list = $("citations");
   list.replaceChildren(
