@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -123,17 +124,21 @@ def rule_lm(
     demos_help: bool = True,
     loop_helps: bool = True,
     misled: Callable[[str], bool] | None = None,
+    seconds_with_demos: float = 0.0,
 ) -> dspy.LM:
     """A ``dspy.LM`` answering with :func:`reply` (cache off); it raises KeyboardInterrupt
     on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos
     and worked examples, so compiling gains nothing; with ``loop_helps`` off a revision is
     no better than the program it revises; demos mislead it on the questions ``misled``
-    accepts."""
+    accepts; a reply to a prompt showing demos takes ``seconds_with_demos`` (a longer
+    prompt to read)."""
 
     def respond(request: Request) -> str:
         system = request.system if isinstance(request.system, str) else ""
         text = request.messages[-1].text or ""
         shown = len(request.messages) > 1 or WORKED_EXAMPLES in text
+        if shown:
+            time.sleep(seconds_with_demos)
         return reply(system, text, demos_help and shown, loop_helps, misled)
 
     return fake_lm(respond, interrupt_at=interrupt_at, model="rules/test")

@@ -155,6 +155,26 @@ def test_a_program_that_wins_dev_and_loses_the_confirmation_is_not_kept(
     assert json.loads((out / "program.json").read_text())["pot.write"]["demos"] == []
 
 
+def test_a_costlier_program_tied_on_the_confirmation_gives_way_to_the_cheaper(
+    wide_data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "tied"
+    plan = plan_compile(confirmed_request(out), wide_data_dir)
+    other = companies(plan.confirm)
+    lm = rule_lm(  # demos slow every reply; on the confirmation they fix no change
+        misled=lambda q: "percentage change" in q and any(f"{c} " in q for c in other),
+        seconds_with_demos=0.05,
+    )
+    manifest = run_compile(plan, lm=lm, data_dir=wide_data_dir, progress=False, say=print)
+    selection = manifest.selection
+    assert selection is not None and selection.won_dev and selection.losses == 0
+    confirmation = selection.confirmation
+    assert confirmation is not None and (confirmation.wins, confirmation.losses) == (0, 0)
+    assert confirmation.seconds["compiled"] > confirmation.seconds["uncompiled"]
+    assert confirmation.kept == selection.kept == "uncompiled"
+    assert json.loads((out / "program.json").read_text())["pot.write"]["demos"] == []
+
+
 def test_a_program_that_loses_dev_is_not_confirmed(wide_data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "flat"
     plan = plan_compile(confirmed_request(out), wide_data_dir)
