@@ -204,8 +204,12 @@ def load(
     """
     directory = Path(path) if path is not None else _shipped_for(lm, api_base)
     if directory is None:
-        chosen = lm if isinstance(lm, dspy.BaseLM) else get_lm(_given(lm, api_base))
-        warnings.warn(how_to_compile(_lm_name(chosen)), NoCompiledProgram, stacklevel=2)
+        if isinstance(lm, dspy.BaseLM):
+            chosen, name = lm, _lm_name(lm)
+        else:
+            given = _given(lm, api_base)
+            chosen, name = get_lm(given), given.spec
+        warnings.warn(how_to_compile(name), NoCompiledProgram, stacklevel=2)
         configure(chosen)
         return FinancialQA()
     qa = read_program(directory)
@@ -231,6 +235,7 @@ def _runs(manifest: Manifest, lm: dspy.BaseLM) -> bool:
 
 
 def _lm_name(lm: dspy.BaseLM) -> str:
+    """The model ``lm`` runs, as the manifest names models."""
     return str(getattr(lm, "model", type(lm).__name__))
 
 

@@ -107,6 +107,13 @@ def test_load_without_a_path_and_no_artifact_for_the_lm_is_the_uncompiled_progra
     assert dspy.settings.lm is other
 
 
+def test_load_names_a_backbone_string_as_given_in_how_to_compile(shipped_mini) -> None:
+    with pytest.warns(NoCompiledProgram) as warned:
+        qa = filingqa.load(lm="openai/gpt-4o-mini")
+    assert "`filingqa compile --lm openai/gpt-4o-mini --out DIR`" in str(warned[0].message)
+    assert program_name(qa) == UNCOMPILED
+
+
 def test_program_labels_say_compiled_or_uncompiled() -> None:
     assert program_label("qwen-local") == "qwen-local (compiled)"
     assert program_label(UNCOMPILED) == "uncompiled"
