@@ -22,6 +22,14 @@ def test_several_workers_for_the_embedded_model_are_refused_before_loading(tmp_p
     assert not (tmp_path / "index").exists()
 
 
+def test_a_program_and_uncompiled_together_are_refused_before_loading(tmp_path) -> None:
+    artifact = Path(__file__).resolve().parents[2] / "artifacts" / "qwen-local"
+    settings = ServerSettings(index=tmp_path / "index", program=artifact, uncompiled=True)
+    with pytest.raises(ValueError, match="--program and --uncompiled name two programs"):
+        run.serve(settings)
+    assert not (tmp_path / "index").exists()
+
+
 @pytest.mark.slow
 def test_a_first_start_indexes_the_sample_and_serves_it(tmp_path, monkeypatch, capsys) -> None:
     served = {}
