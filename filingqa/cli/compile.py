@@ -43,6 +43,15 @@ def add_parser(commands: Commands) -> None:
             "dev is kept only if it holds there",
         ),
         ("calibration", "router calibration questions (default: the dev draw)"),
+        (
+            "open-dev",
+            "the open-corpus stage's questions, answered searching the FinanceBench index",
+        ),
+        ("open-pages", "the questions whose first search alone is checked for gold pages"),
+        (
+            "open-confirm",
+            "the open-corpus stage's confirmation questions, about other filings than its own",
+        ),
     ):
         run.add_argument(
             f"--{split}",
@@ -112,6 +121,9 @@ def _run(args: argparse.Namespace) -> int:
         "train": args.train,
         "dev": args.dev,
         "confirm": args.confirm or args.dev,  # given dev splits: other questions of them
+        "open_dev": args.open_dev,
+        "open_pages": args.open_pages,
+        "open_confirm": args.open_confirm or args.open_dev,
         "target": args.target,
         "pool": args.pool,
         "max_p_value": args.max_p_value,

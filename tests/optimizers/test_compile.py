@@ -20,6 +20,7 @@ from filingqa.optimizers.optimizer_registry import optimize
 from filingqa.optimizers.presets import preset
 from filingqa.program.pot import ProgramOfThought
 
+from ..kit.data import write_financebench
 from .compile_fakes import SPLIT, compile_small, rule_lm, small_request, write_data_dir
 
 
@@ -350,6 +351,23 @@ def test_cli_dry_run_prints_the_plan_and_estimate(
     assert "confirmation" in out.split("budget estimate")[1]
     assert "budget estimate" in out and "LM calls" in out
     assert not (tmp_path / "dry").exists()
+
+
+def test_cli_open_corpus_draws_take_their_sizes(
+    tmp_path: Path, isolated_home: Path, capsys
+) -> None:
+    data = write_financebench(write_data_dir(tmp_path / "data"))
+    index = isolated_home / "indexes" / "financebench"
+    index.mkdir(parents=True)
+    (index / "index.json").write_text("{}")
+    argv = ["compile", "--out", str(tmp_path / "dry"), "--dev", f"tatqa:{SPLIT}:6"]
+    argv += ["--open-dev", "financebench:dev:1", "--open-pages", "financebench:dev:2"]
+    assert main([*argv, "--data-dir", str(data), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "open corpus: 1 questions (financebench:dev:1)" in out
+    # the page check leaves out the confirmation's filing
+    assert "first search alone on 1 questions (financebench:dev:2)" in out
+    assert "on 1 questions of other filings (financebench:dev:1)" in out  # --open-dev's splits
 
 
 def test_cli_without_confirmation_draws_none(data_dir: Path, tmp_path: Path, capsys) -> None:
