@@ -9,6 +9,7 @@ from pathlib import Path
 from filingqa.cli.options import (
     Commands,
     add_lm_options,
+    add_program_options,
     add_rerank_options,
     backbone_of,
     positive_int,
@@ -51,20 +52,7 @@ def add_parser(commands: Commands) -> None:
         help="the uncompiled program's programs to sample and vote over (self-consistency; "
         "with --uncompiled); default 1",
     )
-    which = ask.add_mutually_exclusive_group()
-    which.add_argument(
-        "--program",
-        type=Path,
-        metavar="DIR",
-        help="answer with this compiled artifact's program (its structure, prompts and worked "
-        "examples); default: the shipped artifact compiled for --lm (artifacts/qwen-local for "
-        "local), else the uncompiled program",
-    )
-    which.add_argument(
-        "--uncompiled",
-        action="store_true",
-        help="answer with the uncompiled program, not the shipped compiled one",
-    )
+    add_program_options(ask)
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(handler=_run)
 

@@ -4,6 +4,7 @@ counts, p-values, ``KEY=VALUE`` pairs and comma lists."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
@@ -30,6 +31,24 @@ def backbone_of(args: argparse.Namespace) -> Backbone:
     from filingqa.lm.backbone import Backbone
 
     return Backbone.parse(args.lm, args.api_base)
+
+
+def add_program_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--program`` (a compiled artifact) and ``--uncompiled``, one or the other."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="answer with this compiled artifact's program (its structure, prompts and worked "
+        "examples); default: the shipped artifact compiled for --lm (artifacts/qwen-local for "
+        "local), else the uncompiled program",
+    )
+    which.add_argument(
+        "--uncompiled",
+        action="store_true",
+        help="answer with the uncompiled program, not the shipped compiled one",
+    )
 
 
 def add_rerank_options(parser: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from filingqa.cli.options import (
     Commands,
     add_lm_options,
+    add_program_options,
     add_rerank_options,
     positive_int,
     rerank_settings,
@@ -28,17 +29,7 @@ def add_parser(commands: Commands) -> None:
     )
     add_lm_options(serve)
     add_rerank_options(serve)
-    which = serve.add_mutually_exclusive_group()
-    which.add_argument(
-        "--program",
-        type=Path,
-        metavar="DIR",
-        help="a compiled artifact to answer with (default: the shipped one compiled for --lm, "
-        "else the uncompiled program)",
-    )
-    which.add_argument(
-        "--uncompiled", action="store_true", help="answer with the uncompiled program"
-    )
+    add_program_options(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(

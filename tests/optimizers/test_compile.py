@@ -3,6 +3,7 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -141,14 +142,25 @@ def test_a_program_that_wins_dev_and_holds_on_the_confirmation_is_kept(
     assert any("confirmation (8 other questions)" in line for line in said)
 
 
+def compile_misled_on_the_confirmation(
+    out: Path, data_dir: Path, misled: Callable[[str], bool], seconds_with_demos: float = 0.0
+):
+    """A compile with a confirmation draw whose rule LM's demos mislead it on the
+    confirmation questions ``misled`` accepts; returns the manifest."""
+    plan = plan_compile(confirmed_request(out), data_dir)
+    other = companies(plan.confirm)
+    lm = rule_lm(
+        misled=lambda q: misled(q) and any(f"{c} " in q for c in other),
+        seconds_with_demos=seconds_with_demos,
+    )
+    return run_compile(plan, lm=lm, data_dir=data_dir, progress=False, say=print)
+
+
 def test_a_program_that_wins_dev_and_loses_the_confirmation_is_not_kept(
     wide_data_dir: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "lost"
-    plan = plan_compile(confirmed_request(out), wide_data_dir)
-    other = companies(plan.confirm)
-    lm = rule_lm(misled=lambda question: any(f"{c} " in question for c in other))
-    manifest = run_compile(plan, lm=lm, data_dir=wide_data_dir, progress=False, say=print)
+    manifest = compile_misled_on_the_confirmation(out, wide_data_dir, lambda question: True)
     selection = manifest.selection
     assert selection is not None and selection.won_dev and selection.losses == 0
     assert selection.confirmation is not None and selection.confirmation.losses >= 4
@@ -160,13 +172,9 @@ def test_a_costlier_program_tied_on_the_confirmation_gives_way_to_the_cheaper(
     wide_data_dir: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "tied"
-    plan = plan_compile(confirmed_request(out), wide_data_dir)
-    other = companies(plan.confirm)
-    lm = rule_lm(  # demos slow every reply; on the confirmation they fix no change
-        misled=lambda q: "percentage change" in q and any(f"{c} " in q for c in other),
-        seconds_with_demos=0.05,
+    manifest = compile_misled_on_the_confirmation(  # demos slow every reply and fix no change
+        out, wide_data_dir, lambda question: "percentage change" in question, 0.05
     )
-    manifest = run_compile(plan, lm=lm, data_dir=wide_data_dir, progress=False, say=print)
     selection = manifest.selection
     assert selection is not None and selection.won_dev and selection.losses == 0
     confirmation = selection.confirmation
