@@ -210,7 +210,9 @@ def cheapest_tied(
                 losses=losses,
                 gold_found=found,
                 gold_missed=missed,
-                verdict="tied" if tied(rows[best], answered, compared, max_p_value) else "worse",
+                verdict="tied"
+                if key == best or tied(rows[best], answered, compared, max_p_value)
+                else "worse",
             )
         )
     kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)

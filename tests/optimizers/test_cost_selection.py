@@ -48,6 +48,15 @@ def test_the_better_of_two_the_test_tells_apart_is_kept_however_much_it_costs() 
     assert (verdicts["query_writing=false"].wins, verdicts["query_writing=false"].losses) == (0, 4)
 
 
+def test_at_a_p_value_bar_of_1_the_most_accurate_is_kept_and_every_other_told_worse() -> None:
+    rows = {
+        "start": answered([1, 1, 0, 1], 140.0, hit=True),
+        "curation=false": answered([1, 1, 0, 0], 60.0, hit=True),
+    }
+    verdicts = {c.key: c.verdict for c in cheapest_tied(rows, "start", max_p_value=1.0)}
+    assert verdicts == {"start": "kept", "curation=false": "worse"}
+
+
 def test_losses_the_sign_test_cannot_call_are_a_tie() -> None:
     assert TIE_P_VALUE == 0.1
     rows = {
