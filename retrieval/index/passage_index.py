@@ -148,6 +148,21 @@ class PassageIndex:
         """Whether passages added now are cut or embedded otherwise than the stored ones."""
         return self.stored_recipe != self.recipe.describe()
 
+    def embedded_texts(
+        self, passages: Sequence[Passage], documents: Sequence[Document | None]
+    ) -> list[str]:
+        """The text the index embedded for each of ``passages``: under the stored header
+        recipe its header line and text (its ``documents`` entry names where it comes from),
+        else its text."""
+        header = self.stored_recipe.get("header")
+        headed = header is not None and header == self.recipe.header
+        return [
+            self.recipe.embedding_text(passage, document)
+            if headed and document is not None
+            else passage.text
+            for passage, document in zip(passages, documents, strict=True)
+        ]
+
     def record_recipe(self) -> None:
         """Record :attr:`recipe` as the index's (a build that re-cuts it does, first)."""
         meta = self._store.meta() or {}

@@ -4,7 +4,8 @@ The reranker's features want a candidate's dense (cosine) and BM25 scores even f
 it missed, and its page's BM25 score and rank. An index hit knows only the scores of the
 lists it made; these functions fill in the rest:
 
-- cosine from the passage vector (the embedder's disk cache holds every indexed one);
+- cosine from the passage vector, embedded from the text the index embedded (its header
+  line and text; the embedder's disk cache holds every indexed one);
 - BM25 as ``sum(idf * weight)``: the document weights come from the passage's term counts
   (:meth:`~filingqa.retrieval.index.signals.PassageSignals.term_counts`), and each query term's
   IDF is solved from the listed hits, whose scores are exactly that sum;
@@ -19,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from filingqa.records.documents import Passage
 from filingqa.retrieval.index.embedder import Embedder
 from filingqa.retrieval.index.lexical import BM25Encoder, saturated_tf
 
@@ -59,14 +59,15 @@ def bm25(
 
 
 def dense_scores(
-    embedder: Embedder, query: str, passages: Sequence[Passage], known: Sequence[float | None]
+    embedder: Embedder, query: str, embedded: Sequence[str], known: Sequence[float | None]
 ) -> list[float]:
-    """Each passage's cosine with ``query``: ``known`` where given, else computed."""
+    """Each passage's cosine with ``query``: ``known`` where given, else computed from
+    ``embedded``, the text the index embedded for it (its header line included)."""
     scores = list(known)
     missing = [i for i, score in enumerate(scores) if score is None]
     if missing:
         vector = embedder.embed_query(query)
-        vectors = embedder.embed_passages([passages[i].text for i in missing])
+        vectors = embedder.embed_passages([embedded[i] for i in missing])
         norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(vector)
         cosines = vectors @ vector / np.maximum(norms, 1e-12)
         for i, cosine in zip(missing, cosines, strict=True):

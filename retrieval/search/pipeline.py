@@ -388,20 +388,22 @@ class FilingSearch:
         signals = [hit.signals or passage_signals(hit.passage.text) for hit in hits]
         counts = [s.term_counts() for s in signals]
         keys = [page_key(passage) for passage in passages]
+        store = self.metadata
+        documents = [store.document(p.doc_id) if store else None for p in passages]
         lexical = self.index.lexical
+        embedded = self.index.embedded_texts(passages, documents)
         dense = dense_scores(
-            self.index.embedder, query, passages, [f.match.dense_score for f in found]
+            self.index.embedder, query, embedded, [f.match.dense_score for f in found]
         )
         sparse = sparse_scores(lexical, query, counts, [f.match.sparse_score for f in found])
         pages = page_scores(lexical, keys, counts, sparse.idf)
-        store = self.metadata
         candidates = []
         for i, passage in enumerate(passages):
             page_rank, page_score = pages.get(keys[i], (None, None))
             candidates.append(
                 Candidate(
                     passage=passage,
-                    document=store.document(passage.doc_id) if store else None,
+                    document=documents[i],
                     dense_score=dense[i],
                     dense_rank=found[i].match.dense_rank,
                     sparse_score=sparse.scores[i],

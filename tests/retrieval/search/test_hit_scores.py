@@ -77,10 +77,10 @@ def test_page_scores_rank_pages_by_their_passages_together() -> None:
     assert ranked[("D", 3)][1] > ranked[("D", 5)][1] > 0
 
 
-def test_dense_scores_fill_in_the_cosine() -> None:
+def test_dense_scores_fill_in_the_cosine_of_what_was_embedded() -> None:
     embedder = fake_embedder()
-    passages = [passage(n, text) for n, text in enumerate(TEXTS[:2])]
+    embedded = [f"Acme · 10-K · FY2023\n{text}" for text in TEXTS[:2]]
     query = embedder.embed_query("revenue")
-    vector = embedder.embed_passages([TEXTS[1]])[0]
+    vector = embedder.embed_passages([embedded[1]])[0]
     cosine = float(vector @ query / np.linalg.norm(vector) / np.linalg.norm(query))
-    assert dense_scores(embedder, "revenue", passages, [0.5, None]) == pytest.approx([0.5, cosine])
+    assert dense_scores(embedder, "revenue", embedded, [0.5, None]) == pytest.approx([0.5, cosine])

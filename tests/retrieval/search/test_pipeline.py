@@ -14,6 +14,7 @@ from filingqa.retrieval.index.build import build_index
 from filingqa.retrieval.index.filters import SearchFilters
 from filingqa.retrieval.index.passage_index import PassageIndex
 from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.search.hit_scores import dense_scores
 from filingqa.retrieval.search.pipeline import (
     FilingSearch,
     RankedPassage,
@@ -23,7 +24,7 @@ from filingqa.retrieval.search.pipeline import (
 from filingqa.retrieval.search.rerank import Reranker
 from filingqa.retrieval.search.rerank_features import Candidate
 
-from ..filings import fake_embedder, write_filings
+from ..filings import fake_embedder, windowed_embedder, write_filings
 
 
 def docs(ranked: Sequence[RankedPassage]) -> set[str]:
@@ -110,6 +111,37 @@ def test_every_candidate_gets_both_scores(search: FilingSearch, built: Path) -> 
     for r in ranked:
         assert r.dense_score is not None and r.sparse_score is not None
         assert r.sparse_score == pytest.approx(truth.get(r.passage.id, 0.0), rel=1e-3, abs=1e-4)
+
+
+def test_a_cosine_computed_at_search_time_is_the_one_the_index_stored(tmp_path: Path) -> None:
+    """A candidate a dense list missed gets its cosine computed from what the index embedded
+    (header line and text), as the listed candidates' stored vectors give theirs."""
+    files = write_filings(tmp_path / "filings")
+    build_index(tmp_path / "index", paths=files, embedder=windowed_embedder(), progress=False)
+    query = "employees liquidity cash"
+    search = FilingSearch.open(tmp_path / "index", reranker=None, embedder=windowed_embedder())
+    try:
+        hits = search.index.search(query, 500, mode="dense")
+        passages = [h.passage for h in hits]
+        documents = [
+            search.metadata.document(p.doc_id) if search.metadata else None for p in passages
+        ]
+        embedded = search.index.embedded_texts(passages, documents)
+        computed = dense_scores(search.index.embedder, query, embedded, [None] * len(hits))
+        bare = dense_scores(
+            search.index.embedder, query, [p.text for p in passages], [None] * len(hits)
+        )
+    finally:
+        search.close()
+    assert all(d is not None for d in documents)
+    assert computed == pytest.approx([h.dense_score for h in hits], abs=1e-5)
+    assert bare != pytest.approx(computed, abs=1e-3), "the header changes these cosines"
+
+
+def test_a_bare_index_is_scored_on_bare_text(search: FilingSearch) -> None:
+    passages = [h.passage for h in search.index.search("net income", 3, mode="dense")]
+    documents = [search.metadata.document(p.doc_id) if search.metadata else None for p in passages]
+    assert search.index.embedded_texts(passages, documents) == [p.text for p in passages]
 
 
 def test_modes_and_settings_are_validated(search: FilingSearch) -> None:
