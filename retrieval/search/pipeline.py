@@ -189,7 +189,9 @@ class FilingSearch:
         if metadata is None:
             metadata = _saved_metadata(location)
         statements = StatementStore.found(state_dir_for(location))
-        return cls(opened, metadata, load_reranker(reranker), settings, statements)
+        chosen = load_reranker(reranker)
+        warn_if_learned_elsewhere(chosen, opened)
+        return cls(opened, metadata, chosen, settings, statements)
 
     def with_settings(self, **changes: object) -> FilingSearch:
         """The same index, metadata and reranker with other settings (for ablations).
@@ -201,6 +203,7 @@ class FilingSearch:
 
     def with_reranker(self, reranker: Reranker | None) -> FilingSearch:
         """The same index, metadata and settings, reranked by ``reranker``."""
+        warn_if_learned_elsewhere(reranker, self.index)
         return FilingSearch(self.index, self.metadata, reranker, self.settings, self.statements)
 
     def close(self) -> None:
@@ -543,6 +546,19 @@ def default_reranker_dir() -> Path:
     ``FILINGQA_HOME`` when there is one, else the one filingqa ships."""
     trained = default_artifact_dir()
     return trained if trained.is_dir() else shipped_artifact_dir()
+
+
+def warn_if_learned_elsewhere(reranker: Reranker | None, index: PassageIndex) -> None:
+    """Warn when ``reranker`` learned the cosines of another encoder than ``index``'s: its
+    dense-score features then mean something else (it still ranks, usually worse)."""
+    learned = reranker.embedder if reranker is not None and reranker.trained else None
+    if learned is not None and learned != index.embedder.name:
+        warnings.warn(
+            f"the reranker learned the cosines of {learned}, and this index is embedded by "
+            f"{index.embedder.name}: embed the index with that encoder (`filingqa index "
+            "--program <artifact>`) for the ranking it was trained for",
+            stacklevel=3,
+        )
 
 
 def load_reranker(choice: ReRankerChoice = "default") -> Reranker | None:

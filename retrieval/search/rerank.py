@@ -92,6 +92,8 @@ class Reranker:
 
     ``dedup_threshold`` (Jaccard of word shingles, None: off) drops near-duplicates and
     ``promote_k`` (None: off) groups a parent's fragments within the top ``promote_k``.
+    ``embedder`` names the encoder whose cosines it learned, when its training recorded one
+    (a compile's fine-tuned encoder); None: the indexes it trained over did not say.
     """
 
     def __init__(
@@ -100,10 +102,12 @@ class Reranker:
         *,
         dedup_threshold: float | None = 0.85,
         promote_k: int | None = 5,
+        embedder: str | None = None,
     ) -> None:
         self.booster = booster
         self.dedup_threshold = dedup_threshold
         self.promote_k = promote_k
+        self.embedder = embedder
 
     @property
     def trained(self) -> bool:
@@ -112,7 +116,8 @@ class Reranker:
 
     @classmethod
     def load(cls, directory: Path, **options: Any) -> Reranker:
-        """The reranker saved in ``directory`` (``model.txt`` + ``features.json``).
+        """The reranker saved in ``directory`` (``model.txt`` + ``features.json``; the
+        encoder it learned from ``training.json``, when its training recorded one).
 
         Raises:
             ValueError: the model was trained on other features than this code computes.
@@ -126,7 +131,9 @@ class Reranker:
                 f"this code's {list(FEATURE_NAMES)}; retrain the reranker"
             )
         booster = lightgbm.Booster(model_file=str(directory / MODEL_FILE))
-        return cls(booster, **options)
+        training = directory / TRAINING_FILE
+        embedder = json.loads(training.read_text()).get("embedder") if training.is_file() else None
+        return cls(booster, embedder=embedder, **options)
 
     def save(self, directory: Path) -> Path:
         """Write ``model.txt`` and ``features.json`` into ``directory``; return it.

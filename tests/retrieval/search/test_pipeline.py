@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -142,6 +143,23 @@ def test_a_bare_index_is_scored_on_bare_text(search: FilingSearch) -> None:
     passages = [h.passage for h in search.index.search("net income", 3, mode="dense")]
     documents = [search.metadata.document(p.doc_id) if search.metadata else None for p in passages]
     assert search.index.embedded_texts(passages, documents) == [p.text for p in passages]
+
+
+def _trained(embedder: str | None) -> Reranker:
+    """A reranker that counts as trained (it never scores here), learned over ``embedder``."""
+    return Reranker(cast(Any, object()), embedder=embedder)
+
+
+def test_a_reranker_that_learned_another_encoders_cosines_is_flagged(
+    search: FilingSearch,
+) -> None:
+    with pytest.warns(UserWarning, match=r"learned the cosines of all-MiniLM-L6-v2\+tuned-1"):
+        search.with_reranker(_trained("all-MiniLM-L6-v2+tuned-1"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search.with_reranker(_trained(search.index.embedder.name))
+        search.with_reranker(_trained(None))  # its training recorded no encoder
+        search.with_reranker(Reranker(embedder="another"))  # untrained: the fused order
 
 
 def test_modes_and_settings_are_validated(search: FilingSearch) -> None:

@@ -12,7 +12,12 @@ import pytest
 
 from filingqa.records.documents import Document, Passage
 from filingqa.retrieval.index.signals import from_payload, passage_signals, to_payload
-from filingqa.retrieval.search.rerank import FEATURES_FILE, Reranker, promote_parents
+from filingqa.retrieval.search.rerank import (
+    FEATURES_FILE,
+    TRAINING_FILE,
+    Reranker,
+    promote_parents,
+)
 from filingqa.retrieval.search.rerank_features import (
     FEATURE_NAMES,
     Candidate,
@@ -216,6 +221,14 @@ def test_save_load_round_trip_gives_the_same_scores(tmp_path: Path) -> None:
     assert loaded.trained
     np.testing.assert_allclose(loaded.scores(query, items, info), saved.scores(query, items, info))
     assert feature_matrix(query, items).shape == (4, len(FEATURE_NAMES))
+
+
+def test_load_reads_the_encoder_its_training_recorded(tmp_path: Path) -> None:
+    Reranker(_tiny_booster()).save(tmp_path / "plain")
+    assert Reranker.load(tmp_path / "plain").embedder is None
+    Reranker(_tiny_booster()).save(tmp_path / "tuned")
+    (tmp_path / "tuned" / TRAINING_FILE).write_text(json.dumps({"embedder": "minilm+tuned-1"}))
+    assert Reranker.load(tmp_path / "tuned").embedder == "minilm+tuned-1"
 
 
 def test_load_refuses_a_model_with_other_features(tmp_path: Path) -> None:
