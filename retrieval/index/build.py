@@ -24,6 +24,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
+from filingqa.records.documents import Passage
 from filingqa.records.statements import StatementRecord
 from filingqa.retrieval.index.corpus import Corpus, CorpusItem, file_corpus
 from filingqa.retrieval.index.embedder import Embedder
@@ -195,6 +196,47 @@ class _Statements:
             return IngestFailure(path=item.label, reason="failed", detail=detail)
 
 
+class _PageBar:
+    """The build's progress in pages: a file's pages count as its passages are stored (a
+    failed or empty file's once it is read), so pages/s and the time left follow the
+    embedding, not the reading ahead of it."""
+
+    def __init__(self, expected_pages: int, files: int, progress: bool) -> None:
+        self._bar = tqdm(total=expected_pages, desc="index", unit="page", disable=not progress)
+        self._total, self._files = expected_pages, files
+        self._done = 0.0
+        self._read = self._failed = self._passages = 0
+        self._pages_per_passage: dict[str, float] = {}
+
+    def read(self, expected_pages: int, ingested: IngestedDocument | None) -> None:
+        """A file read (None: it failed): its own page count replaces the one expected."""
+        self._read += 1
+        pages = expected_pages
+        if ingested is None:
+            self._failed += 1
+        else:
+            pages = ingested.document.pages or expected_pages
+            if ingested.passages:
+                self._pages_per_passage[ingested.document.doc_id] = pages / len(ingested.passages)
+        self._total += pages - expected_pages
+        self._bar.total = self._total
+        self._advance(0.0 if ingested and ingested.passages else pages)
+
+    def stored(self, batch: list[Passage]) -> None:
+        """A batch of passages stored: their share of their files' pages is done."""
+        self._passages += len(batch)
+        self._advance(sum(self._pages_per_passage.get(p.doc_id, 0.0) for p in batch))
+
+    def close(self) -> None:
+        self._bar.close()
+
+    def _advance(self, pages: float) -> None:
+        self._done += pages
+        self._bar.update(round(self._done) - self._bar.n)
+        postfix = {"files": f"{self._read}/{self._files}", "passages": self._passages}
+        self._bar.set_postfix(postfix | {"failed": self._failed})
+
+
 class _Build:
     """The ingest-and-add loop, with its counts."""
 
@@ -214,6 +256,7 @@ class _Build:
         self.statements_stored = 0
         self._pending: list[tuple[str, IngestedDocument, list[StatementRecord] | None]] = []
         self._resumed: list[CorpusItem] = []
+        self._bar: _PageBar | None = None
 
     def run(self, progress: bool, flush_passages: int) -> None:
         """Ingest and add every item not finished yet. The next item is read and cut in a
@@ -228,34 +271,32 @@ class _Build:
                 self._resumed.append(item)
             else:
                 todo.append((key, item))
-        bar = tqdm(total=len(todo), desc="index", unit="file", disable=not progress)
-        started, pages = time.perf_counter(), 0
+        expected = [item.expected_pages() for _, item in todo]
+        self._bar = _PageBar(sum(expected), len(todo), progress)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest") as reader:
             items = [item for _, item in todo]
-            for (key, _), (result, records) in zip(
-                todo, read_ahead(reader, items, self._read), strict=True
-            ):
-                bar.update()
+            read = zip(todo, expected, read_ahead(reader, items, self._read), strict=True)
+            for (key, _), guess, (result, records) in read:
                 if isinstance(result, IngestFailure):
                     self.corpus.failures.append(result)
-                    continue
-                if isinstance(records, IngestFailure):
-                    self.corpus.failures.append(records)
-                    records = None
-                self._pending.append((key, result, records))
-                pending = sum(len(i.passages) for _, i, _ in self._pending)
-                if pending >= flush_passages:
-                    self._flush()
-                    pending = 0
-                pages += result.document.pages or 0
-                rate = pages / max(time.perf_counter() - started, 1e-9)
-                bar.set_postfix(
-                    passages=self.passages + pending,
-                    pages_per_s=f"{rate:.1f}",
-                    failed=len(self.corpus.failures),
-                )
+                    self._bar.read(guess, None)
+                else:
+                    self._bar.read(guess, result)
+                    self._take(key, result, records, flush_passages)
             self._flush()
-        bar.close()
+        self._bar.close()
+
+    def _take(
+        self, key: str, result: IngestedDocument, records: _Records, flush_passages: int
+    ) -> None:
+        """Queue a read item's passages and statement records; add the queue to the index
+        once it holds ``flush_passages`` passages."""
+        if isinstance(records, IngestFailure):
+            self.corpus.failures.append(records)
+            records = None
+        self._pending.append((key, result, records))
+        if sum(len(ingested.passages) for _, ingested, _ in self._pending) >= flush_passages:
+            self._flush()
 
     def _read(self, item: CorpusItem) -> tuple[IngestedDocument | IngestFailure, _Records]:
         """The item ingested and cut, and its statement records (None when it failed, or
@@ -315,7 +356,8 @@ class _Build:
                 self.index.delete_document(ingested.document.doc_id)
         passages = [p for _, ingested, _ in self._pending for p in ingested.passages]
         documents = [ingested.document for _, ingested, _ in self._pending]
-        added = self.index.add(passages, documents, progress=False)
+        stored = self._bar.stored if self._bar else None
+        added = self.index.add(passages, documents, progress=False, on_batch=stored)
         self._store_records()
         entries = [
             LedgerEntry(

@@ -25,7 +25,7 @@ import itertools
 import json
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -221,8 +221,10 @@ class PassageIndex:
         *,
         batch_size: int = 128,
         progress: bool = True,
+        on_batch: Callable[[list[Passage]], None] | None = None,
     ) -> AddReport:
-        """Index ``passages`` (their documents supply the metadata), batch by batch.
+        """Index ``passages`` (their documents supply the metadata), batch by batch;
+        ``on_batch`` is told each batch once it is stored.
 
         Idempotent: passages stored with the same content are skipped, changed ones
         replaced. Each written batch is durable, so a killed run re-run finishes the job.
@@ -239,6 +241,8 @@ class PassageIndex:
                 report.written += written
                 report.unchanged += len(batch) - written
                 bar.update(len(batch))
+                if on_batch is not None:
+                    on_batch(batch)
             bar.set_postfix_str("building HNSW")
             started = time.perf_counter()
             self._store.commit()

@@ -25,7 +25,13 @@ from filingqa.records.documents import DocType, Document, Passage
 from filingqa.records.qa_record import QARecord, Table
 from filingqa.retrieval.ingest.chunking import ESTIMATED, TokenBudget, chunk_text
 from filingqa.retrieval.ingest.html import html_pages
-from filingqa.retrieval.ingest.pdf import PARSER_VERSION, PageContent, Reason, UnreadableDocument
+from filingqa.retrieval.ingest.pdf import (
+    PARSER_VERSION,
+    PageContent,
+    Reason,
+    UnreadableDocument,
+    pdf_page_count,
+)
 from filingqa.retrieval.ingest.pdf import read_pdf as _read_pdf
 from filingqa.retrieval.ingest.sections import Section, assign_sections
 from filingqa.retrieval.ingest.tables import add_table, clean_rows, table_passages
@@ -148,6 +154,18 @@ def read_pages(path: str | Path) -> list[PageContent]:
     if not any(page.blocks for page in pages):
         raise UnreadableDocument(path, "empty", "no text")
     return pages
+
+
+def expected_pages(path: str | Path) -> int:
+    """About how many pages reading ``path`` gives, without reading them: a PDF's page
+    count, a text file's form feeds plus one, else (HTML, an unreadable file) one."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        return pdf_page_count(path) or 1
+    if suffix == ".txt" and path.is_file():
+        return path.read_bytes().count(b"\f") + 1
+    return 1
 
 
 def read_pdf_cached(path: Path) -> list[PageContent]:

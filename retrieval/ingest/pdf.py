@@ -84,6 +84,18 @@ def read_pdf(path: str | Path) -> list[PageContent]:
     return pages
 
 
+def pdf_page_count(path: str | Path) -> int | None:
+    """How many pages the PDF at ``path`` has, without reading them (None: unreadable)."""
+    try:
+        document = _open(Path(path))
+    except UnreadableDocument:
+        return None
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
 def _open(path: Path) -> pdfium.PdfDocument:
     if not path.is_file():
         raise UnreadableDocument(path, "unsupported", "no such file")

@@ -119,6 +119,17 @@ def test_build_reports_counts_failures_and_saves_metadata(filings: Path, tmp_pat
     assert text.count("\nfailed: ") == 2 and "broken.pdf: corrupt:" in text
 
 
+def test_the_progress_bar_counts_pages_and_files(
+    filings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = build_index(tmp_path / "index", paths=[filings], embedder=fake_embedder())
+    bar = capsys.readouterr().err.split("\r")
+    finished = next(line for line in reversed(bar) if line.startswith("index: 100%"))
+    # 8 pages read and a page counted for each failed file; every file, passage and failure
+    assert " 10/10 " in finished and "page/s" in finished
+    assert f"files=5/5, passages={report.passages}, failed=2" in finished
+
+
 def test_rerun_skips_finished_files(filings: Path, tmp_path: Path) -> None:
     location = tmp_path / "index"
     first = build_index(location, paths=[filings], embedder=fake_embedder(), progress=False)

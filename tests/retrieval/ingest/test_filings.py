@@ -15,6 +15,7 @@ from filingqa.retrieval.ingest.filings import (
     IngestFailure,
     context_passages,
     document_from_name,
+    expected_pages,
     ingest,
     ingest_many,
     text_pages,
@@ -77,6 +78,15 @@ def test_pdf_ingests_with_sections_and_table_passages() -> None:
     assert "| Restructuring | — | (12.5) |" in table.text
     growth = next(p for p in result.passages if "7.3%" in p.text)
     assert (growth.page, growth.item) == (2, "Item 7")
+
+
+def test_pages_are_counted_before_a_file_is_read(tmp_path: Path) -> None:
+    assert expected_pages(FIXTURES / "filing.pdf") == ingest(FIXTURES / "filing.pdf").document.pages
+    assert expected_pages(SAMPLE) == ingest(SAMPLE).document.pages
+    html = tmp_path / "filing.html"
+    html.write_text(FILING_HTML)
+    assert expected_pages(html) == 1  # known once read (3 here)
+    assert [expected_pages(path) for path in _bad_files(tmp_path)] == [1, 1, 1, 1]
 
 
 def test_parsed_pdfs_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
