@@ -25,6 +25,7 @@ from filingqa.retrieval.ingest.filings import (
     SUFFIXES,
     IngestedDocument,
     IngestFailure,
+    expected_pages,
     ingest,
     read_pages,
 )
@@ -84,6 +85,10 @@ class CorpusItem:
         if recipe != LEGACY:
             meta += json.dumps(recipe.describe(), sort_keys=True)
         return hashlib.sha256(f"{meta}\n{content}".encode()).hexdigest()
+
+    def expected_pages(self) -> int:
+        """About how many pages ingesting the item gives, known before reading it."""
+        return _page_count(self.passages) if self.path is None else expected_pages(self.path)
 
     def attempt(self, budget: TokenBudget = ESTIMATED) -> IngestedDocument | IngestFailure:
         """The item ingested (cut to ``budget``), or why it could not be."""
