@@ -203,7 +203,7 @@ class _PageBar:
 
     def __init__(self, expected_pages: int, files: int, progress: bool) -> None:
         self._bar = tqdm(total=expected_pages, desc="index", unit="page", disable=not progress)
-        self._total, self._files = expected_pages, files
+        self._files = files
         self._done = 0.0
         self._read = self._failed = self._passages = 0
         self._pages_per_passage: dict[str, float] = {}
@@ -218,8 +218,7 @@ class _PageBar:
             pages = ingested.document.pages or expected_pages
             if ingested.passages:
                 self._pages_per_passage[ingested.document.doc_id] = pages / len(ingested.passages)
-        self._total += pages - expected_pages
-        self._bar.total = self._total
+        self._bar.total = (self._bar.total or 0) + pages - expected_pages
         self._advance(0.0 if ingested and ingested.passages else pages)
 
     def stored(self, batch: list[Passage]) -> None:

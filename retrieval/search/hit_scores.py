@@ -59,18 +59,19 @@ def bm25(
 
 
 def dense_scores(
-    embedder: Embedder, query: str, embedded: Sequence[str], known: Sequence[float | None]
+    embedder: Embedder, query: str, known: Sequence[float | None], missing: Sequence[str]
 ) -> list[float]:
-    """Each passage's cosine with ``query``: ``known`` where given, else computed from
-    ``embedded``, the text the index embedded for it (its header line included)."""
+    """Each passage's cosine with ``query``: ``known`` where given, else computed from the
+    next of ``missing``, the texts the index embedded for the passages without one (header
+    line included), in order."""
     scores = list(known)
-    missing = [i for i, score in enumerate(scores) if score is None]
-    if missing:
+    unknown = [i for i, score in enumerate(scores) if score is None]
+    if unknown:
         vector = embedder.embed_query(query)
-        vectors = embedder.embed_passages([embedded[i] for i in missing])
+        vectors = embedder.embed_passages(list(missing))
         norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(vector)
         cosines = vectors @ vector / np.maximum(norms, 1e-12)
-        for i, cosine in zip(missing, cosines, strict=True):
+        for i, cosine in zip(unknown, cosines, strict=True):
             scores[i] = float(cosine)
     return [float(score) for score in scores if score is not None]
 

@@ -394,10 +394,12 @@ class FilingSearch:
         store = self.metadata
         documents = [store.document(p.doc_id) if store else None for p in passages]
         lexical = self.index.lexical
-        embedded = self.index.embedded_texts(passages, documents)
-        dense = dense_scores(
-            self.index.embedder, query, embedded, [f.match.dense_score for f in found]
+        known = [f.match.dense_score for f in found]
+        missing = [i for i, score in enumerate(known) if score is None]
+        embedded = self.index.embedded_texts(
+            [passages[i] for i in missing], [documents[i] for i in missing]
         )
+        dense = dense_scores(self.index.embedder, query, known, embedded)
         sparse = sparse_scores(lexical, query, counts, [f.match.sparse_score for f in found])
         pages = page_scores(lexical, keys, counts, sparse.idf)
         candidates = []

@@ -83,4 +83,6 @@ def test_dense_scores_fill_in_the_cosine_of_what_was_embedded() -> None:
     query = embedder.embed_query("revenue")
     vector = embedder.embed_passages([embedded[1]])[0]
     cosine = float(vector @ query / np.linalg.norm(vector) / np.linalg.norm(query))
-    assert dense_scores(embedder, "revenue", embedded, [0.5, None]) == pytest.approx([0.5, cosine])
+    assert dense_scores(embedder, "revenue", [0.5, None], embedded[1:]) == pytest.approx(
+        [0.5, cosine]
+    )

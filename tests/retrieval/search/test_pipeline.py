@@ -128,9 +128,9 @@ def test_a_cosine_computed_at_search_time_is_the_one_the_index_stored(tmp_path: 
             search.metadata.document(p.doc_id) if search.metadata else None for p in passages
         ]
         embedded = search.index.embedded_texts(passages, documents)
-        computed = dense_scores(search.index.embedder, query, embedded, [None] * len(hits))
+        computed = dense_scores(search.index.embedder, query, [None] * len(hits), embedded)
         bare = dense_scores(
-            search.index.embedder, query, [p.text for p in passages], [None] * len(hits)
+            search.index.embedder, query, [None] * len(hits), [p.text for p in passages]
         )
     finally:
         search.close()
