@@ -71,7 +71,8 @@ class Confirmation(BaseModel):
     """A candidate chosen over a start, and the start, on a confirmation draw (questions
     sharing no context with those it was chosen on): accuracy and cold seconds per question
     of each, the candidate's paired wins and losses, and the one kept — the cheaper of the
-    two unless the one-sided sign test tells the costlier one better."""
+    two (the more accurate at the same cost) unless the one-sided sign test tells the
+    costlier one better."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -9,13 +9,14 @@ leader by three answers is within the test's noise, and a step that costs a minu
 nothing should go; but a search step's earnings are the pages it finds, which a small reader
 may not turn into answers yet. Costs are priced cold (:func:`priced_rows`): the structures
 share one response cache, so a step repeating the start's request is priced at the start's
-step on the same question.
+step on the same question. Costs within the clock's noise of the cheapest (:func:`same_cost`)
+are the same cost, and of those the more accurate structure is kept.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -67,6 +68,12 @@ losses against its wins gives a p-value at most this."""
 PAGE_TOLERANCE = 1
 """A structure is told apart from the most accurate one when its searches miss the gold page
 on more than this many questions beyond those where they find it and the other's do not."""
+
+SAME_COST_SECONDS = 0.5
+SAME_COST_SHARE = 0.05
+"""Two structures cost the same when their cold seconds per question differ by at most the
+larger of these (seconds, and a share of the cheaper's): a difference that small is the
+clock's noise, and the more accurate of the two is kept."""
 
 GoldPages = Mapping[str, bool | None]
 """By question id, whether a structure's searches found a gold page (None: none known)."""
@@ -172,7 +179,8 @@ def cheapest_tied(
     """Every structure of ``rows`` (by key, the same questions each) with its verdict: the
     most accurate (more gold pages found, then fewer seconds breaking a tie) and those tied
     with it (:func:`tied`, at ``max_p_value``) are candidates, and the cheapest of them is
-    ``kept``; the rest are ``worse``.
+    ``kept`` (the most accurate of those costing the same, :func:`same_cost`); the rest are
+    ``worse``.
     Gold pages are counted on ``pages`` (by key, the same questions each) when given, else
     on the rows' own searches. Best first: kept, then by accuracy and seconds.
 
@@ -215,10 +223,27 @@ def cheapest_tied(
                 else "worse",
             )
         )
-    kept = min((c for c in candidates if c.verdict == "tied"), key=lambda c: c.seconds)
+    kept = _cheapest(c for c in candidates if c.verdict == "tied")
     kept.verdict = "kept"
     order = {"kept": 0, "tied": 1, "worse": 2}
     return sorted(candidates, key=lambda c: (order[c.verdict], -c.accuracy, c.seconds))
+
+
+def same_cost(seconds: float, cheapest: float) -> bool:
+    """Whether ``seconds`` per question costs the same as the ``cheapest``
+    (:data:`SAME_COST_SECONDS`, :data:`SAME_COST_SHARE`)."""
+    return seconds - cheapest <= max(SAME_COST_SECONDS, SAME_COST_SHARE * cheapest)
+
+
+def _cheapest(tied_ones: Iterable[CostedCandidate]) -> CostedCandidate:
+    """Of structures tied on accuracy, the cheapest; among those costing the same
+    (:func:`same_cost`), the most accurate (more gold pages, then fewer seconds)."""
+    candidates = list(tied_ones)
+    cheapest = min(c.seconds for c in candidates)
+    return min(
+        (c for c in candidates if same_cost(c.seconds, cheapest)),
+        key=lambda c: (-c.accuracy, -(c.gold_hit or 0), c.seconds),
+    )
 
 
 def _costed(rows: Sequence[Row], start: Sequence[Row]) -> tuple[float, PricedCost]:

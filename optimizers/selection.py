@@ -9,8 +9,8 @@ programs' dev rows are compared question by question, and the compiled one goes 
 it wins more questions than it loses with a one-sided sign-test p-value at most
 ``max_p_value`` (:func:`select_program`). It is then answered on a confirmation draw that
 shares no context with the questions it was chosen on, and kept only if the cost rule keeps
-it there (:func:`confirm`): the cheaper of the two programs, unless the sign test tells the
-costlier one better.
+it there (:func:`confirm`): the cheaper of the two programs (the more accurate when they
+cost the same), unless the sign test tells the costlier one better.
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ def confirm(
     candidate: str = "compiled",
 ) -> Confirmation:
     """The ``start``'s rows (``before``) and the ``candidate``'s (``after``) on the
-    confirmation draw, and the one kept there: the cheaper, cold seconds per question,
-    unless the sign test at ``max_p_value`` tells the other better
-    (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`).
+    confirmation draw, and the one kept there: the cheaper, cold seconds per question
+    (the more accurate at the same cost), unless the sign test at ``max_p_value`` tells
+    the other better (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`).
 
     Raises:
         ValueError: the two runs did not answer the same questions, or none, or the two

@@ -7,10 +7,13 @@ import pytest
 
 from filingqa.lm.trace import Step
 from filingqa.optimizers.cost_selection import (
+    SAME_COST_SECONDS,
+    SAME_COST_SHARE,
     TIE_P_VALUE,
     cheapest_tied,
     gold_pages_of,
     gold_pages_paired,
+    same_cost,
 )
 
 from ..kit.data import judged_row
@@ -33,6 +36,26 @@ def test_the_cheaper_of_two_tied_structures_is_kept() -> None:
     assert verdicts["curation=false"].verdict == "kept"
     assert verdicts["start"].verdict == "tied"
     assert verdicts["curation=false"].seconds == 60.0 and verdicts["start"].gold_hit == 1.0
+
+
+def test_of_tied_structures_costing_the_same_the_more_accurate_is_kept() -> None:
+    assert (SAME_COST_SECONDS, SAME_COST_SHARE) == (0.5, 0.05)
+    rows = {
+        "start": answered([1, 1, 0, 1, 0, 1], 60.0, hit=True),
+        "samples=5": answered([1, 1, 1, 1, 0, 1], 61.9, hit=True),  # within 5% of k=5
+        "k=5": answered([1, 1, 0, 1, 0, 1], 59.0, hit=True),  # as accurate as the start
+    }
+    verdicts = {c.key: c.verdict for c in cheapest_tied(rows, "start")}
+    assert verdicts == {"samples=5": "kept", "start": "tied", "k=5": "tied"}
+    rows["samples=5"] = answered([1, 1, 1, 1, 0, 1], 62.0, hit=True)  # 5.1% dearer than k=5
+    rows["k=5"] = answered([1, 1, 0, 1, 0, 1], 58.9, hit=True)
+    verdicts = {c.key: c.verdict for c in cheapest_tied(rows, "start")}
+    assert verdicts == {"samples=5": "tied", "start": "tied", "k=5": "kept"}
+
+
+def test_same_cost_allows_half_a_second_or_a_twentieth() -> None:
+    assert same_cost(0.6, 0.13) and not same_cost(0.64, 0.13)
+    assert same_cost(105.0, 100.0) and not same_cost(105.1, 100.0)
 
 
 def test_the_better_of_two_the_test_tells_apart_is_kept_however_much_it_costs() -> None:

@@ -77,6 +77,14 @@ def test_a_tied_confirmation_keeps_the_cheaper_program() -> None:
     assert confirmed.kept == "compiled" and confirmed.seconds["compiled"] == 1.0
 
 
+def test_a_tied_confirmation_at_the_same_cost_keeps_the_more_accurate_program() -> None:
+    before = _rows([1, 1, 0, 0, 1, 0], seconds=0.13)
+    after = _rows([1, 1, 1, 0, 1, 0], seconds=0.14)  # one win, and the clock's noise dearer
+    assert confirm(before, after, max_p_value=0.1).kept == "compiled"
+    equal = _rows([1, 1, 0, 0, 1, 0], seconds=0.12)
+    assert confirm(before, equal, max_p_value=0.1).kept == "compiled"  # then the cheaper
+
+
 def test_a_costlier_program_told_better_on_the_confirmation_is_kept() -> None:
     before = _rows([0, 0, 0, 0, 1, 1], seconds=1.0)
     after = _rows([1, 1, 1, 1, 1, 1], seconds=3.0)
