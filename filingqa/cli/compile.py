@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from filingqa.cli.options import Commands, add_lm_options, backbone_of, p_value
 
@@ -80,7 +84,8 @@ def add_parser(commands: Commands) -> None:
         "--max-p-value",
         type=p_value,
         help="keep the compiled program only if, against the uncompiled one, it wins more dev "
-        "questions than it loses with a one-sided sign-test p-value at most this, and on the "
+        "questions than it loses with a one-sided sign-test p-value at most this (or costs "
+        "less there and the test does not call it worse at this p-value), and on the "
         "confirmation questions it is the cheaper of the two or better at this p-value "
         "(default 0.1; 1 keeps any compiled program that wins more than it loses)",
     )
@@ -154,18 +159,19 @@ def _run(args: argparse.Namespace) -> int:
     judge = get_lm(request.judge_backbone) if request.judge_backbone else None
     clock = CompileClock(args.out, started)
     try:
-        print("timing the backbone on the first dev question (stage 1's first answer)")
-        plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet, clock=clock)
-        print(f"budget estimate:\n{plan.estimate.describe()}", flush=True)
-        manifest = run_compile(
-            plan,
-            lm=lm,
-            teacher_lm=teacher,
-            judge_lm=judge,
-            data_dir=data_dir,
-            progress=not args.quiet,
-            clock=clock,
-        )
+        with sigterm_interrupts():
+            print("timing the backbone on the first dev question (stage 1's first answer)")
+            plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet, clock=clock)
+            print(f"budget estimate:\n{plan.estimate.describe()}", flush=True)
+            manifest = run_compile(
+                plan,
+                lm=lm,
+                teacher_lm=teacher,
+                judge_lm=judge,
+                data_dir=data_dir,
+                progress=not args.quiet,
+                clock=clock,
+            )
     except KeyboardInterrupt:
         print(
             f"filingqa compile: interrupted; finished work is kept in {args.out}, "
@@ -182,3 +188,18 @@ def _run(args: argparse.Namespace) -> int:
         f"load with filingqa.load({str(args.out)!r})"
     )
     return 0
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM (``kill``, a host shutting down) stops the process as
+    Ctrl-C does, so a stopped compile keeps its finished work and its clock."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
