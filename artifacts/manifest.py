@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from filingqa.lm.backbone import ModelFile
 from filingqa.router.rule import LoopPolicy
@@ -106,7 +106,8 @@ class Confirmation(BaseModel):
 
 class Selection(BaseModel):
     """Which program the artifact keeps, with the paired dev evidence for it and, when the
-    compiled program won dev, its confirmation on other questions."""
+    compiled program won dev or cost less there without losing, its confirmation on other
+    questions."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -118,8 +119,12 @@ class Selection(BaseModel):
     p_value: float
     """One-sided sign test over the ``wins + losses`` questions where the two differ."""
     max_p_value: float
+    seconds: dict[str, float] = Field(default_factory=dict)
+    """Dev seconds per question of each program, priced cold (empty: an artifact compiled
+    before they were recorded)."""
     confirmation: Confirmation | None = None
-    """None: the compiled program lost dev, or the compile drew no confirmation questions."""
+    """None: the compiled program neither won dev nor cost less there, or the compile drew
+    no confirmation questions."""
 
     @property
     def won_dev(self) -> bool:
@@ -128,9 +133,14 @@ class Selection(BaseModel):
 
     def describe(self) -> str:
         """One line for a terminal."""
+        cost = (
+            f" at {self.seconds['compiled']:.1f} vs {self.seconds['uncompiled']:.1f} s/q"
+            if self.seconds
+            else ""
+        )
         dev = (
             f"compiled wins {self.wins}, loses {self.losses} dev questions (sign test "
-            f"p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g})"
+            f"p = {self.p_value:.3g}, needed ≤ {self.max_p_value:g}){cost}"
         )
         confirmed = f"; {self.confirmation.describe()}" if self.confirmation else ""
         return f"kept the {self.kept} program: {dev}{confirmed}"

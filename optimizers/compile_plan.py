@@ -228,7 +228,8 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
         f"({', '.join(s.dev)}), confirmation {len(plan.confirm)} "
         f"({', '.join(s.confirm) or 'none'}), calibration {len(plan.calibration)}",
         f"{method}; the compiled program is kept only if it beats the uncompiled one on "
-        f"dev (paired sign test p ≤ {s.max_p_value:g})"
+        f"dev (paired sign test p ≤ {s.max_p_value:g}) or costs less there without being "
+        "told worse"
         + (
             " and, on the confirmation questions, is the cheaper of the two or better at "
             "that p-value"

@@ -124,14 +124,14 @@ def score_after(run: CompileRun, optimization: Optimization) -> DevScore:
 def keep_program(
     run: CompileRun, before: DevScore, after: DevScore, optimization: Optimization
 ) -> KeptProgram:
-    """The compiled program if it beats the uncompiled one on dev, paired
-    (:func:`~filingqa.optimizers.selection.select_program`), and the confirmation draw
-    keeps it too (:func:`confirm_program`), else the uncompiled one; saved as
-    ``program.json``."""
+    """The compiled program if it beats the uncompiled one on dev, paired, or costs less
+    there without losing (:func:`~filingqa.optimizers.selection.select_program`), and the
+    confirmation draw keeps it too (:func:`confirm_program`), else the uncompiled one;
+    saved as ``program.json``."""
     max_p = run.settings.max_p_value
     selection = select_program(before.rows, after.rows, max_p)
     confirmation: tuple[DevScore, DevScore] | None = None
-    if selection.won_dev and run.plan.confirm:
+    if selection.kept == "compiled" and run.plan.confirm:
         confirmation = confirm_program(run, optimization)
         confirmed = confirm(confirmation[0].rows, confirmation[1].rows, max_p)
         kept = "compiled" if confirmed.held else "uncompiled"

@@ -60,6 +60,12 @@ def priced_rows(rows: Sequence[Row], start: Sequence[Row]) -> list[PricedCost]:
     return [priced(row, by_id.get(row.id)) for row in rows]
 
 
+def mean_seconds(rows: Sequence[Row], start: Sequence[Row]) -> float:
+    """Cold seconds per question of ``rows`` (:func:`priced_rows`; 0 for none)."""
+    costs = priced_rows(rows, start)
+    return statistics.mean(c.seconds for c in costs) if costs else 0.0
+
+
 TIE_P_VALUE = 0.1
 """A structure is told apart from the most accurate one when the one-sided sign test of its
 losses against its wins gives a p-value at most this."""

@@ -50,7 +50,8 @@ class OptimizerSettings(BaseModel):
     eta: int = 3
     confirm: list[str] = []
     """The confirmation draw (``name:split[:n]``), sharing no context with train or dev: a
-    compiled program that beats the uncompiled one on dev is kept only if it holds there
+    compiled program that beats the uncompiled one on dev (or costs less there, not told
+    worse) is kept only if it holds there
     (none: dev alone decides; :mod:`~filingqa.optimizers.selection`)."""
     calibration_questions: int = 0
     """The router's calibration questions when none are given: the dev draw's first this
@@ -73,8 +74,9 @@ class OptimizerSettings(BaseModel):
     seed: int = 0
     max_p_value: float = Field(default=0.1, gt=0.0, le=1.0)
     """The compiled program replaces the uncompiled one only when it wins more dev questions
-    than it loses with a one-sided sign-test p-value at most this, and on the confirmation
-    draw the costlier of the two must be better at this p-value
+    than it loses with a one-sided sign-test p-value at most this (or costs less there and
+    is not told worse at it), and on the confirmation draw the costlier of the two must be
+    better at this p-value
     (:mod:`~filingqa.optimizers.selection`)."""
 
     @model_validator(mode="after")

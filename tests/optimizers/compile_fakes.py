@@ -125,13 +125,14 @@ def rule_lm(
     loop_helps: bool = True,
     misled: Callable[[str], bool] | None = None,
     seconds_with_demos: float = 0.0,
+    seconds_per_check: float = 0.0,
 ) -> dspy.LM:
     """A ``dspy.LM`` answering with :func:`reply` (cache off); it raises KeyboardInterrupt
     on call ``interrupt_at`` (a ctrl-C); with ``demos_help`` off its programs ignore demos
     and worked examples, so compiling gains nothing; with ``loop_helps`` off a revision is
     no better than the program it revises; demos mislead it on the questions ``misled``
     accepts; a reply to a prompt showing demos takes ``seconds_with_demos`` (a longer
-    prompt to read)."""
+    prompt to read), a verifier's check ``seconds_per_check``."""
 
     def respond(request: Request) -> str:
         system = request.system if isinstance(request.system, str) else ""
@@ -139,6 +140,8 @@ def rule_lm(
         shown = len(request.messages) > 1 or WORKED_EXAMPLES in text
         if shown:
             time.sleep(seconds_with_demos)
+        if "Check a draft answer" in system + text:
+            time.sleep(seconds_per_check)
         return reply(system, text, demos_help and shown, loop_helps, misled)
 
     return fake_lm(respond, interrupt_at=interrupt_at, model="rules/test")

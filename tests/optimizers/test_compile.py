@@ -1,7 +1,9 @@
 import hashlib
 import json
+import os
 import re
 import shutil
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +12,7 @@ import pytest
 
 from filingqa.artifacts.manifest import read_manifest
 from filingqa.cli import main
+from filingqa.cli.compile import sigterm_interrupts
 from filingqa.evaluation.runner import read_rows
 from filingqa.lm.backbone import Backbone
 from filingqa.metrics.dspy_metric import JudgeMetric
@@ -353,7 +356,8 @@ def test_cli_dry_run_prints_the_plan_and_estimate(
     out = capsys.readouterr().out
     assert code == 0
     assert "bootstrap-rs (light) on the program module" in out
-    assert "beats the uncompiled one on dev (paired sign test p ≤ 0.05) and, on the" in out
+    assert "beats the uncompiled one on dev (paired sign test p ≤ 0.05) or costs less" in out
+    assert "told worse and, on the confirmation questions" in out
     assert "train 6" in out and "dev 8" in out
     assert f"confirmation 8 (tatqa:{SPLIT}:8)" in out  # the dev splits, other contexts
     assert "confirmation" in out.split("budget estimate")[1]
@@ -438,3 +442,11 @@ def test_cli_prints_the_estimate_at_the_speed_it_timed(
     assert plan < timing < estimate_line < out.index("1/7 dev score before compiling")
     assert "measured on the first dev question, 1 thread(s)" in out
     assert "assumed; a run times its backbone first" not in out
+
+
+def test_sigterm_stops_a_compile_as_ctrl_c_does() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), sigterm_interrupts():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1.0)  # the handler runs between bytecodes
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -14,6 +14,7 @@ from filingqa.artifacts.worked_examples import POOL_FILE, PoolFile
 from filingqa.cli import main
 from filingqa.evaluation.runner import read_rows
 from filingqa.lm.backbone import Backbone
+from filingqa.optimizers import cost_selection
 from filingqa.optimizers.compile import run_compile
 from filingqa.optimizers.compile_plan import CompileRequest, plan_compile
 from filingqa.optimizers.optimization_stage import OPTIMIZER_FILE, SEARCH_DIR
@@ -29,13 +30,20 @@ def data_dir(tmp_path_factory) -> Path:
     return write_data_dir(tmp_path_factory.mktemp("data"), contexts=24)
 
 
-def compile_structure(data_dir: Path, out: Path, lm: dspy.LM, said: list[str] | None = None):
-    """A structure compile over 12 dev questions of the mini split, confirmed on 6 others,
-    worked examples from the contexts of neither."""
+def compile_structure(
+    data_dir: Path,
+    out: Path,
+    lm: dspy.LM,
+    said: list[str] | None = None,
+    dev: int = 12,
+    confirm: int = 6,
+):
+    """A structure compile over ``dev`` questions of the mini split, confirmed on
+    ``confirm`` others, worked examples from the contexts of neither."""
     settings = preset("structure", "light", local=True).model_copy(
         update={
-            "dev": [f"tatqa:{SPLIT}:12"],
-            "confirm": [f"tatqa:{SPLIT}:6"],
+            "dev": [f"tatqa:{SPLIT}:{dev}"],
+            "confirm": [f"tatqa:{SPLIT}:{confirm}"],
             "pool": [f"tatqa:{SPLIT}"],
             "first_rung": 4,
         }
@@ -90,6 +98,26 @@ def test_the_search_picks_worked_examples_and_keeps_them(
     assert said[-1].startswith("kept the compiled program (structure ")
     assert f"examples_per_question={kept}" in said[-1]
     assert "dev accuracy 100.0% (uncompiled " in said[-1] and "estimated" in said[-1]
+
+
+def test_a_cheaper_program_no_less_accurate_is_kept_through_selection_and_confirmation(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verifier's checks cost a third of a second each and change no answer: the
+    search keeps a structure without them, the selection takes it on for its cost, the
+    confirmation keeps it (costs told apart to the scripted LM's scale)."""
+    monkeypatch.setattr(cost_selection, "SAME_COST_SECONDS", 0.05)
+    lm = rule_lm(demos_help=False, loop_helps=False, seconds_per_check=0.3)
+    compile_structure(data_dir, tmp_path / "cheaper", lm, dev=8, confirm=4)
+    manifest = read_manifest(tmp_path / "cheaper")
+    selection = manifest.selection
+    assert manifest.before.accuracy == manifest.after.accuracy
+    assert selection is not None and selection.kept == "compiled" and not selection.won_dev
+    assert selection.seconds["compiled"] < selection.seconds["uncompiled"] - 0.1
+    confirmation = selection.confirmation
+    assert confirmation is not None and confirmation.held
+    assert (confirmation.wins, confirmation.losses) == (0, 0)
+    assert confirmation.seconds["compiled"] < confirmation.seconds["uncompiled"]
 
 
 def test_the_search_log_counts_the_candidates_and_not_the_start(

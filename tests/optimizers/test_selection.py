@@ -1,4 +1,5 @@
-"""Keeping the compiled program only on a paired dev win that its confirmation holds."""
+"""Keeping the compiled program only on a paired dev win, or a cost saving without a loss, that
+its confirmation holds."""
 
 import pytest
 
@@ -46,6 +47,23 @@ def test_a_tie_or_a_loss_never_keeps_the_compiled_program() -> None:
     assert select_program(rows, rows, max_p_value=1.0).kept == "uncompiled"
     worse = _rows([0, 0, 1])
     assert select_program(rows, worse, max_p_value=1.0).kept == "uncompiled"
+
+
+def test_a_cheaper_compiled_program_not_told_worse_goes_on() -> None:
+    before = _rows([1, 1, 0, 0, 1, 0], seconds=10.0)
+    after = _rows([1, 0, 1, 0, 1, 0], seconds=5.0)  # one won, one lost, half the seconds
+    chosen = select_program(before, after, max_p_value=0.1)
+    assert chosen.kept == "compiled" and not chosen.won_dev
+    assert chosen.seconds == {"uncompiled": 10.0, "compiled": 5.0}
+    assert "at 5.0 vs 10.0 s/q" in chosen.describe()
+
+
+def test_a_cheaper_compiled_program_told_worse_or_cheaper_by_noise_does_not() -> None:
+    before = _rows([1, 1, 1, 1, 0, 0], seconds=10.0)
+    worse = _rows([0, 0, 0, 0, 0, 0], seconds=1.0)  # four lost: p 0.0625
+    assert select_program(before, worse, max_p_value=0.1).kept == "uncompiled"
+    noise = _rows([1, 1, 1, 1, 0, 0], seconds=9.6)  # within 5% of 10 s
+    assert select_program(before, noise, max_p_value=0.1).kept == "uncompiled"
 
 
 def test_runs_over_different_questions_are_refused() -> None:
