@@ -125,9 +125,9 @@ def keep_program(
     run: CompileRun, before: DevScore, after: DevScore, optimization: Optimization
 ) -> KeptProgram:
     """The compiled program if it beats the uncompiled one on dev, paired, or costs less
-    there without losing (:func:`~filingqa.optimizers.selection.select_program`), and the
-    confirmation draw keeps it too (:func:`confirm_program`), else the uncompiled one;
-    saved as ``program.json``."""
+    there and is not told worse (:func:`~filingqa.optimizers.selection.select_program`),
+    and the confirmation draw keeps it too (:func:`confirm_program`), else the uncompiled
+    one; saved as ``program.json``."""
     max_p = run.settings.max_p_value
     selection = select_program(before.rows, after.rows, max_p)
     confirmation: tuple[DevScore, DevScore] | None = None

@@ -1,5 +1,5 @@
 """Keep the compiled program only when it beats the uncompiled one on dev, paired, or costs
-less without losing there, and holds on questions it was not chosen on.
+less there and is not told worse, and holds on questions it was not chosen on.
 
 An optimizer always returns its best candidate, and on a small dev draw the best of a few
 candidates wins by noise alone: the local model's first compile kept a bootstrapped demo
