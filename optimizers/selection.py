@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 
 from filingqa.artifacts.manifest import Confirmation, Selection
 from filingqa.evaluation.paired import paired_outcomes, sign_test
-from filingqa.optimizers.cost_selection import cheapest_tied, mean_seconds, same_cost
+from filingqa.optimizers.cost_selection import (
+    cheaper_unless_told_worse,
+    cheapest_tied,
+    mean_seconds,
+    same_cost,
+)
 
 if TYPE_CHECKING:
     from filingqa.evaluation.runner import Row
@@ -51,11 +56,11 @@ def select_program(before: Sequence[Row], after: Sequence[Row], max_p_value: flo
         max_p_value=max_p_value,
         seconds={key: round(value, 2) for key, value in seconds.items()},
     )
-    cheaper = seconds["compiled"] < seconds["uncompiled"] and not same_cost(
-        seconds["uncompiled"], seconds["compiled"]
-    )
-    told_worse = sign_test(losses, wins) <= max_p_value
-    if selection.won_dev or (cheaper and not told_worse):
+    compiled, uncompiled = seconds["compiled"], seconds["uncompiled"]
+    cheaper = compiled < uncompiled and not same_cost(uncompiled, compiled)
+    if selection.won_dev or (
+        cheaper and cheaper_unless_told_worse(compiled, uncompiled, wins, losses, max_p_value)
+    ):
         return selection.model_copy(update={"kept": "compiled"})
     return selection
 

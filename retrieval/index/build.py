@@ -227,6 +227,7 @@ class _PageBar:
         self._advance(sum(self._pages_per_passage.get(p.doc_id, 0.0) for p in batch))
 
     def close(self) -> None:
+        """Close the bar."""
         self._bar.close()
 
     def _advance(self, pages: float) -> None:
