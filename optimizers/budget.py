@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 
 from filingqa.evaluation.runner import Row
 from filingqa.optimizers.optimizer_registry import STRUCTURE, prompt_optimizer
@@ -40,13 +40,10 @@ context (the ambiguity check where the wording has a cue, the loop where the rul
 the question)."""
 OPEN_CALLS_PER_QUESTION = 5.2
 """LM calls of the uncompiled program per question searching an index (FinanceBench)."""
-OPEN_CALL_WEIGHT = 1.5
-"""An open-corpus call in average compile calls: it evaluates about 925 prompt tokens and
-generates about 131 (the FinanceBench report rows, docs/compiling.md) against the average
-call's 546 and 105."""
-OPEN_START_ANSWERS = 2.2
-"""The start's answer over an index in answers of the uncompiled program: the gold-context
-pick decodes its votes over searched evidence too (five, in both compiles' picks)."""
+PICK_OPEN_ANSWERS = 2.2
+"""A compiled program's answer over an index in answers of the uncompiled program: a pick
+that votes decodes its votes over searched evidence too (five, in both compiles' picks
+before the gold-context selection weighed cost)."""
 OPEN_FRESH_SHARE: dict[str, float] = {
     "searched_samples": 0.02,
     "curation": 0.03,
@@ -68,9 +65,6 @@ PAGE_CHECK_VARIANT_CALLS = 1.0
 """The fresh calls per question of the page check's other structures together: one set of
 hypothetical passages of another length (the rest repeat the start's requests or write no
 queries)."""
-PAGE_CALL_WEIGHT = 1.1
-"""A query-writing call in average compile calls: it evaluates about 366 prompt tokens and
-generates about 138 (the FinanceBench report rows' retrieve step)."""
 PICK_ANSWERS = 2.8
 """A compiled program's answer over gold context in answers of the uncompiled program: the
 committed artifact's pick took 2.8 times the uncompiled program's seconds on the TAT-QA
@@ -109,6 +103,15 @@ class CallShape(BaseModel):
 CALL_SHAPE = CallShape(evaluated_tokens=546, generated_tokens=105, overhead=0.10)
 """The average call of the committed artifact's compile, stage 1 (docs/compiling.md); the
 PoT target is costed with it too."""
+OPEN_CALL_SHAPE = CallShape(evaluated_tokens=925, generated_tokens=131, overhead=0.10)
+"""A call of the program searching an index (the FinanceBench report rows,
+docs/compiling.md)."""
+PAGE_CALL_SHAPE = CallShape(evaluated_tokens=366, generated_tokens=138, overhead=0.10)
+"""A query-writing call (the FinanceBench report rows' retrieve step)."""
+REFERENCE_SPEEDS = (168.0, 36.0)
+"""Prompt and generated tokens/s a stage's calls are weighed against the average call at
+until the backbone is timed (or when it reports no token times): the committed artifact's
+compile's first dev question."""
 
 
 class StageCost(BaseModel):
@@ -122,11 +125,16 @@ class StageCost(BaseModel):
 
 class BudgetEstimate(BaseModel):
     """Approximate LM calls per stage and the wall time they take; ``slowed_calls`` carry
-    ``demos`` demos each, each demo adding ``demo_slowdown`` of a zero-shot call."""
+    ``demos`` demos each, each demo adding ``demo_slowdown`` of a zero-shot call. The stages
+    in ``if_compiled`` run only if the compiled program goes on (it wins dev or costs less
+    there): they are priced apart from the total."""
 
     calls: dict[str, int]
-    weights: dict[str, float] = {}
-    """A stage whose calls each take this many average calls' time (longer evidence)."""
+    if_compiled: dict[str, int] = {}
+    shapes: dict[str, CallShape] = {}
+    """A stage whose calls are not the average call's shape (longer evidence, or shorter)."""
+    speeds: tuple[float, float] = REFERENCE_SPEEDS
+    """The backbone's prompt and generated tokens/s the shapes are weighed at."""
     other: dict[str, StageCost] = {}
     slowed_calls: float = 0.0
     demos: float = 0.0
@@ -135,31 +143,43 @@ class BudgetEstimate(BaseModel):
     speed_basis: str
     threads: int
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
-    def call_equivalents(self) -> float:
-        """The calls in average zero-shot calls' time: demo-carrying calls and the calls of a
-        weighted stage count for more."""
-        weighted = sum(calls * self.weights.get(stage, 1.0) for stage, calls in self.calls.items())
-        return weighted + self.slowed_calls * self.demos * self.demo_slowdown
+    def weights(self) -> dict[str, float]:
+        """Each shaped stage's call in average calls' time at :attr:`speeds`."""
+        average = CALL_SHAPE.seconds(*self.speeds)
+        return {
+            stage: round(s.seconds(*self.speeds) / average, 2) for stage, s in self.shapes.items()
+        }
+
+    def _lm_minutes(self, calls: dict[str, int]) -> float:
+        weighted = sum(n * self.weights.get(stage, 1.0) for stage, n in calls.items())
+        return weighted * self.seconds_per_call / self.threads / 60
 
     @property
     def total_calls(self) -> int:
-        """All stages' LM calls."""
+        """All stages' LM calls but those of :attr:`if_compiled`."""
         return sum(self.calls.values())
 
     @property
     def minutes(self) -> float:
-        """Estimated wall time, demos' slowdown and threads included."""
-        lm_minutes = self.call_equivalents * self.seconds_per_call / self.threads / 60
+        """Estimated wall time (the compiled program not going on), demos' slowdown and
+        threads included."""
+        demos = self.slowed_calls * self.demos * self.demo_slowdown
+        lm_minutes = (
+            self._lm_minutes(self.calls) + demos * self.seconds_per_call / self.threads / 60
+        )
         return lm_minutes + sum(cost.minutes for cost in self.other.values())
 
+    @property
+    def minutes_if_compiled(self) -> float:
+        """Estimated wall time if the compiled program goes on."""
+        return self.minutes + self._lm_minutes(self.if_compiled)
+
     def describe(self) -> str:
-        """One line per stage, then the total."""
-        lines = [
-            f"  {stage:<22}≈ {calls:>5} LM calls"
-            + (f" (each ≈ {self.weights[stage]:g} average calls)" if stage in self.weights else "")
-            for stage, calls in self.calls.items()
-        ]
+        """One line per stage, then the total, then the stages run only if the compiled
+        program goes on and the total with them."""
+        lines = [self._stage_line(stage, calls) for stage, calls in self.calls.items()]
         lines += [
             f"  {stage:<22}≈ {cost.minutes:>5.1f} min, no LM ({cost.basis})"
             for stage, cost in self.other.items()
@@ -170,7 +190,17 @@ class BudgetEstimate(BaseModel):
             f"{self.threads} thread(s); "
             "calls answered from the cache cost nothing)"
         )
+        if self.if_compiled:
+            lines.append("  if the compiled program goes on (it wins dev or costs less there):")
+            lines += [self._stage_line(stage, calls) for stage, calls in self.if_compiled.items()]
+            calls = self.total_calls + sum(self.if_compiled.values())
+            lines.append(f"  then ≈ {calls} LM calls, ≈ {self.minutes_if_compiled:.0f} min")
         return "\n".join(lines)
+
+    def _stage_line(self, stage: str, calls: int) -> str:
+        weight = self.weights.get(stage)
+        each = f" (each ≈ {weight:g} average calls)" if weight is not None else ""
+        return f"  {stage:<22}≈ {calls:>5} LM calls{each}"
 
 
 def _optimizer_calls(
@@ -223,47 +253,54 @@ def estimate(
     open_confirm: int = 0,
 ) -> BudgetEstimate:
     """The cost of a compile with ``train``/``dev``/``confirm``/``calibration`` questions
-    drawn (the confirmation priced as if the compiled program wins dev: both programs
-    answer it, the compiled one at :data:`PICK_ANSWERS`; the router's confirmation on the
-    share :data:`ROUTED_OTHERWISE` of it), and
-    ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed. When the
+    drawn, and ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed.
+    The total prices the uncompiled program kept; apart from it (``if_compiled``), what the
+    compiled program's going on adds: its confirmation (both programs answer the draw, the
+    compiled one at :data:`PICK_ANSWERS`) and its answers over the index at
+    :data:`PICK_OPEN_ANSWERS`. The router's confirmation is priced on the share
+    :data:`ROUTED_OTHERWISE` of the draw. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
     loops too of the ``calibration_looped`` questions its keyword rule sent through the loop. The
-    open-corpus stage's ``open_questions`` are counted in average compile calls
-    (:data:`OPEN_CALL_WEIGHT`), its page check's ``page_questions`` by their query-writing
-    calls (:data:`PAGE_CALL_WEIGHT`), its confirmation's ``open_confirm`` as if a structure
-    other than the start is chosen: both answer them, each at the start's cost."""
+    open-corpus stage's ``open_questions`` are counted in calls of :data:`OPEN_CALL_SHAPE`,
+    its page check's ``page_questions`` in query-writing calls (:data:`PAGE_CALL_SHAPE`), its
+    confirmation's ``open_confirm`` as if a structure other than the start is chosen: both
+    answer them, each at the start's cost."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
+    if_compiled: dict[str, float] = {}
     if confirm:
-        stages["confirmation"] = confirm * per_question * (1 + PICK_ANSWERS)
+        if_compiled["confirmation"] = confirm * per_question * (1 + PICK_ANSWERS)
     # the full loop's first pass repeats the single pass's requests
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     ran_loops = calibration_is_dev and settings.target == "program"
     looped = min(calibration_looped, calibration) if ran_loops else 0
-    weights = {}
+    shapes = {}
     if open_questions:
-        answers = OPEN_START_ANSWERS * (1 + sum(OPEN_FRESH_SHARE.values()))
+        answers = 1 + sum(OPEN_FRESH_SHARE.values())
         stages["open-corpus search"] = open_questions * OPEN_CALLS_PER_QUESTION * answers
-        weights["open-corpus search"] = OPEN_CALL_WEIGHT
+        shapes["open-corpus search"] = OPEN_CALL_SHAPE
     if page_questions:
         unanswered = max(page_questions - open_questions, 0)
         checks = unanswered * PAGE_CHECK_CALLS + page_questions * PAGE_CHECK_VARIANT_CALLS
         stages["open-corpus pages"] = checks
-        weights["open-corpus pages"] = PAGE_CALL_WEIGHT
+        shapes["open-corpus pages"] = PAGE_CALL_SHAPE
     if open_confirm:
-        answers = 2 * OPEN_START_ANSWERS
-        stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * answers
-        weights["open confirmation"] = OPEN_CALL_WEIGHT
+        stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * 2
+        shapes["open confirmation"] = OPEN_CALL_SHAPE
+    open_calls = stages.get("open-corpus search", 0.0) + stages.get("open confirmation", 0.0)
+    if confirm and open_calls:
+        if_compiled["open corpus, its pick"] = open_calls * (PICK_OPEN_ANSWERS - 1)
+        shapes["open corpus, its pick"] = OPEN_CALL_SHAPE
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     if confirm:
         both_ways = 2 * CALLS_PER_QUESTION["pot"] + LOOP_CALLS
         stages["router confirmation"] = confirm * ROUTED_OTHERWISE * both_ways
     return BudgetEstimate(
         calls={stage: math.ceil(calls) for stage, calls in stages.items()},
-        weights=weights,
+        if_compiled={stage: math.ceil(calls) for stage, calls in if_compiled.items()},
+        shapes=shapes,
         other={
             stage: cost
             for stage, cost in (("reranker training", reranker), ("encoder training", encoder))
@@ -277,54 +314,92 @@ def estimate(
     )
 
 
-def call_seconds(rows: Sequence[Row]) -> tuple[float, str] | None:
-    """The seconds of an average call of the compile at the speed ``rows`` ran, and how
-    it was found; None when the cache answered every call. Where the backbone reports its
-    prefill and generation times, an average call's tokens
-    (:data:`CALL_SHAPE`) at those speeds, so that a short or
-    long first question does not skew it; otherwise the rows' seconds per fresh call."""
-    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
-    if not fresh:
-        return None
+class Timing(BaseModel):
+    """A backbone's speed as a run measured it: an average compile call's seconds, how that
+    was found, and the prompt and generated tokens/s where the backbone reports them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seconds_per_call: float
+    basis: str
+    speeds: tuple[float, float] | None = None
+
+    def applied(self, planned: BudgetEstimate) -> BudgetEstimate:
+        """``planned`` priced at this speed, its stages' call shapes weighed at its tokens/s."""
+        update: dict[str, object] = {
+            "seconds_per_call": round(self.seconds_per_call, 2),
+            "speed_basis": self.basis,
+        }
+        if self.speeds is not None:
+            update["speeds"] = self.speeds
+        return planned.model_copy(update=update)
+
+
+def token_speeds(rows: Sequence[Row]) -> tuple[float, float] | None:
+    """The prompt tokens evaluated and tokens generated per second over ``rows``; None
+    where the backbone does not report its prefill and generation times."""
     prefill = sum(r.prefill_seconds or 0.0 for r in rows)
     generation = sum(r.generation_seconds or 0.0 for r in rows)
     evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
     generated = sum(r.generated_tokens or 0 for r in rows)
-    if prefill and generation and evaluated and generated:
-        prefill_speed, generation_speed = evaluated / prefill, generated / generation
-        return (
-            CALL_SHAPE.seconds(prefill_speed, generation_speed),
-            f"measured: {prefill_speed:.0f} prompt and {generation_speed:.0f} generated "
-            "tokens/s on the first dev question",
-        )
-    seconds = sum(r.seconds for r in rows) / fresh
-    return seconds, "measured on the first dev question"
+    if not (prefill and generation and evaluated and generated):
+        return None
+    return evaluated / prefill, generated / generation
+
+
+def call_seconds(rows: Sequence[Row]) -> Timing | None:
+    """The backbone's speed as ``rows`` ran; None when the cache answered every call. Where
+    the backbone reports its prefill and generation times, an average call's tokens
+    (:data:`CALL_SHAPE`) at those speeds, so that a short or long first question does not
+    skew it; otherwise the rows' seconds per fresh call."""
+    fresh = sum(r.lm_calls - r.cached_calls for r in rows)
+    if not fresh:
+        return None
+    speeds = token_speeds(rows)
+    if speeds is None:
+        seconds = sum(r.seconds for r in rows) / fresh
+        return Timing(seconds_per_call=seconds, basis="measured on the first dev question")
+    basis = (
+        f"measured: {speeds[0]:.0f} prompt and {speeds[1]:.0f} generated tokens/s on the "
+        "first dev question"
+    )
+    return Timing(seconds_per_call=CALL_SHAPE.seconds(*speeds), basis=basis, speeds=speeds)
 
 
 def re_estimate(rows: Sequence[Row], planned: BudgetEstimate) -> str:
-    """The seconds per LM call ``rows`` took, and the estimate redone at that speed; empty
-    when every call was answered from the cache. When the backbone reports its prefill
-    time, a demo's cost is measured too: its tokens (about one request's prompt) at the
-    seconds per prompt token the model evaluated."""
+    """The seconds per LM call ``rows`` took, and the estimate redone at that speed (its
+    call shapes weighed at the rows' tokens/s); empty when every call was answered from the
+    cache. When the backbone reports its prefill time, a demo's cost is measured too: its
+    tokens (about one request's prompt) at the seconds per prompt token the model
+    evaluated."""
     fresh = sum(r.lm_calls - r.cached_calls for r in rows)
     if not fresh:
         return ""
     speed = sum(r.seconds for r in rows) / fresh
-    update: dict[str, float] = {"seconds_per_call": speed}
+    update: dict[str, object] = {"seconds_per_call": speed}
     measured = ""
     prefill = sum(r.prefill_seconds or 0.0 for r in rows)
     evaluated = sum(r.prompt_tokens_evaluated or 0 for r in rows)
     sent = sum(r.prompt_tokens or 0 for r in rows)
     if prefill and evaluated and sent:
         per_token = prefill / evaluated
-        update["demo_slowdown"] = per_token * sent / fresh / speed
+        slowdown = per_token * sent / fresh / speed
+        update["demo_slowdown"] = slowdown
         measured = (
             f", {sent / fresh:,.0f} prompt tokens sent and {evaluated / fresh:,.0f} evaluated "
-            f"per call at {1 / per_token:.0f} tokens/s: a demo ≈ +{update['demo_slowdown']:.0%}"
+            f"per call at {1 / per_token:.0f} tokens/s: a demo ≈ +{slowdown:.0%}"
         )
+    speeds = token_speeds(rows)
+    if speeds is not None:
+        update["speeds"] = speeds
     redone = planned.model_copy(update=update)
+    if_compiled = (
+        f" ({redone.minutes_if_compiled:.0f} if the compiled program goes on)"
+        if redone.if_compiled
+        else ""
+    )
     return (
         f"; {speed:.1f} s per LM call here{measured} (the estimate priced a call at "
         f"{planned.seconds_per_call:g} s, a demo at +{planned.demo_slowdown:.0%}): "
-        f"the whole compile ≈ {redone.minutes:.0f} min at this speed"
+        f"the whole compile ≈ {redone.minutes:.0f} min at this speed{if_compiled}"
     )

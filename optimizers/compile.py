@@ -97,12 +97,10 @@ def measure_speed(
         clock.stage("timing the backbone"),
     ):
         first = score_before(run, plan.dev[:1])
-    speed = call_seconds(first.rows)
-    if speed is None:
+    timing = call_seconds(first.rows)
+    if timing is None:
         return plan
-    seconds, basis = speed
-    update = {"seconds_per_call": round(seconds, 2), "speed_basis": basis}
-    return plan.model_copy(update={"estimate": plan.estimate.model_copy(update=update)})
+    return plan.model_copy(update={"estimate": timing.applied(plan.estimate)})
 
 
 def run_compile(

@@ -74,7 +74,11 @@ def assemble_manifest(
         router=router.manifest_entry(),
         reranker=reranker.model_dump() if reranker is not None else None,
         encoder=encoder.model_dump() if encoder is not None else None,
-        estimate=plan.estimate.model_dump() | {"minutes": round(plan.estimate.minutes, 1)},
+        estimate=plan.estimate.model_dump()
+        | {
+            "minutes": round(plan.estimate.minutes, 1),
+            "minutes_if_compiled": round(plan.estimate.minutes_if_compiled, 1),
+        },
         lm_calls={
             "dev before": before.lm_calls,
             "optimizer": log.lm_calls,
@@ -94,12 +98,13 @@ def outcome(manifest: Manifest, kept: KeptProgram) -> str:
     compiled = kept.selection.kept == "compiled"
     scores = manifest.after if compiled else manifest.before
     shape = f"structure {kept.structure.key}, loop {manifest.loop}"
+    went_on = compiled or kept.selection.confirmation is not None
+    estimated = manifest.estimate["minutes_if_compiled" if went_on else "minutes"]
     return (
         f"kept the {'compiled' if compiled else 'uncompiled'} program ({shape}"
         f"{', routed' if manifest.use_router else ''}): dev accuracy {scores.accuracy:.1%} "
         f"(uncompiled {manifest.before.accuracy:.1%}) on {scores.questions} questions; "
-        f"{manifest.wall_seconds / 60:.0f} min by the clock, estimated "
-        f"{manifest.estimate['minutes']:.0f} min"
+        f"{manifest.wall_seconds / 60:.0f} min by the clock, estimated {estimated:.0f} min"
     )
 
 

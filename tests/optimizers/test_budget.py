@@ -7,13 +7,16 @@ import pytest
 
 from filingqa.optimizers.budget import (
     CALL_SHAPE,
-    OPEN_CALL_WEIGHT,
+    OPEN_CALL_SHAPE,
     OPEN_CALLS_PER_QUESTION,
     OPEN_FRESH_SHARE,
-    OPEN_START_ANSWERS,
-    PAGE_CALL_WEIGHT,
+    PAGE_CALL_SHAPE,
     PAGE_CHECK_CALLS,
     PAGE_CHECK_VARIANT_CALLS,
+    PICK_ANSWERS,
+    PICK_OPEN_ANSWERS,
+    REFERENCE_SPEEDS,
+    Timing,
     call_seconds,
     estimate,
     re_estimate,
@@ -71,13 +74,35 @@ def test_a_calls_seconds_are_its_average_tokens_at_the_first_questions_speeds() 
         prefill_seconds=8.0,
         generation_seconds=6.0,
     )
-    seconds, basis = call_seconds([timed]) or (0.0, "")
+    timing = call_seconds([timed])
     # 100 prompt and 25 generated tokens/s, whatever the first question's own length
-    assert seconds == pytest.approx(CALL_SHAPE.seconds(100.0, 25.0))
-    assert basis.startswith("measured: 100 prompt and 25 generated tokens/s")
+    assert timing is not None and timing.speeds == (100.0, 25.0)
+    assert timing.seconds_per_call == pytest.approx(CALL_SHAPE.seconds(100.0, 25.0))
+    assert timing.basis.startswith("measured: 100 prompt and 25 generated tokens/s")
     untimed = judged_row(lm_calls=4, cached_calls=1, seconds=9.0)
-    assert call_seconds([untimed]) == (3.0, "measured on the first dev question")
+    assert call_seconds([untimed]) == Timing(
+        seconds_per_call=3.0, basis="measured on the first dev question"
+    )
     assert call_seconds([judged_row(cached_calls=1)]) is None
+
+
+def test_a_stages_calls_are_weighed_by_their_shape_at_the_timed_speeds() -> None:
+    settings = preset("structure", "light", local=True)
+    planned = estimate(
+        settings, train=0, dev=40, calibration=12, local=True, open_questions=12, page_questions=48
+    )
+    assert planned.speeds == REFERENCE_SPEEDS
+    slow_prefill = Timing(seconds_per_call=30.0, basis="measured", speeds=(30.0, 15.0))
+    timed = slow_prefill.applied(planned)
+    # a query-writing call generates about as much as an average call but reads less of the
+    # prompt: the slower the prefill against generation, the less it weighs
+    assert timed.weights["open-corpus pages"] == pytest.approx(
+        PAGE_CALL_SHAPE.seconds(30.0, 15.0) / CALL_SHAPE.seconds(30.0, 15.0), abs=0.01
+    )
+    assert timed.weights["open-corpus pages"] < planned.weights["open-corpus pages"]
+    assert timed.seconds_per_call == 30.0 and timed.calls == planned.calls
+    untimed = Timing(seconds_per_call=5.0, basis="measured on the first dev question")
+    assert untimed.applied(planned).weights == planned.weights
 
 
 def test_the_estimate_counts_every_rung() -> None:
@@ -105,13 +130,14 @@ def test_the_open_corpus_stage_is_priced_at_its_longer_calls() -> None:
     without, with_open = sized(), sized(open_questions=12)
     assert "open-corpus search" not in without.calls
     calls = with_open.calls["open-corpus search"]
-    answers = OPEN_START_ANSWERS * (1 + sum(OPEN_FRESH_SHARE.values()))
-    assert calls == math.ceil(12 * OPEN_CALLS_PER_QUESTION * answers)
-    extra = with_open.minutes - without.minutes
-    assert extra == pytest.approx(calls * OPEN_CALL_WEIGHT * with_open.seconds_per_call / 60)
-    assert f"≈ {calls:>5} LM calls (each ≈ {OPEN_CALL_WEIGHT:g} average calls)" in (
-        with_open.describe()
+    assert calls == math.ceil(12 * OPEN_CALLS_PER_QUESTION * (1 + sum(OPEN_FRESH_SHARE.values())))
+    weight = with_open.weights["open-corpus search"]
+    assert weight == pytest.approx(
+        OPEN_CALL_SHAPE.seconds(*REFERENCE_SPEEDS) / CALL_SHAPE.seconds(*REFERENCE_SPEEDS), abs=0.01
     )
+    extra = with_open.minutes - without.minutes
+    assert extra == pytest.approx(calls * weight * with_open.seconds_per_call / 60)
+    assert f"≈ {calls:>5} LM calls (each ≈ {weight:g} average calls)" in with_open.describe()
 
 
 def test_the_page_check_prices_the_query_writing_of_the_questions_not_answered() -> None:
@@ -122,4 +148,34 @@ def test_the_page_check_prices_the_query_writing_of_the_questions_not_answered()
     calls = checked.calls["open-corpus pages"]
     assert calls == math.ceil(36 * PAGE_CHECK_CALLS + 48 * PAGE_CHECK_VARIANT_CALLS)
     extra = checked.minutes - answered.minutes
-    assert extra == pytest.approx(calls * PAGE_CALL_WEIGHT * checked.seconds_per_call / 60)
+    weight = checked.weights["open-corpus pages"]
+    assert extra == pytest.approx(calls * weight * checked.seconds_per_call / 60)
+
+
+def test_what_the_compiled_program_going_on_costs_is_priced_apart_from_the_total() -> None:
+    settings = preset("structure", "light", local=True)
+    sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
+    alone, confirmed = (
+        sized(open_questions=12, open_confirm=12),
+        sized(confirm=40, open_questions=12, open_confirm=12),
+    )
+    assert "confirmation" not in confirmed.calls
+    assert confirmed.if_compiled["confirmation"] == math.ceil(40 * 1.8 * (1 + PICK_ANSWERS))
+    each = confirmed.seconds_per_call / 60
+    # the total adds only the router's confirmation, which runs whichever program is kept
+    router = confirmed.calls["router confirmation"]
+    assert confirmed.minutes == pytest.approx(alone.minutes + router * each)
+    # a compiled pick answers over the index at PICK_OPEN_ANSWERS uncompiled answers
+    opened = confirmed.calls["open-corpus search"] + confirmed.calls["open confirmation"]
+    pick = confirmed.if_compiled["open corpus, its pick"]
+    assert pick == pytest.approx(opened * (PICK_OPEN_ANSWERS - 1), abs=2)
+    added = confirmed.minutes_if_compiled - confirmed.minutes
+    weight = confirmed.weights["open corpus, its pick"]
+    assert added == pytest.approx((confirmed.if_compiled["confirmation"] + pick * weight) * each)
+    said = confirmed.describe().splitlines()
+    assert said[-1] == (
+        f"  then ≈ {confirmed.total_calls + sum(confirmed.if_compiled.values())} LM calls, "
+        f"≈ {confirmed.minutes_if_compiled:.0f} min"
+    )
+    assert "  if the compiled program goes on (it wins dev or costs less there):" in said
+    assert "if the compiled program goes on" not in sized().describe()

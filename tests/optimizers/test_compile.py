@@ -124,7 +124,7 @@ def test_the_confirmation_shares_no_context_with_train_or_dev(
     confirm_docs = {d for r in plan.confirm for d in r.documents}
     assert len(plan.confirm) == 8
     assert not confirm_docs & {d for r in [*plan.train, *plan.dev] for d in r.documents}
-    assert "confirmation" in plan.estimate.calls
+    assert "confirmation" in plan.estimate.if_compiled
 
 
 def test_a_program_that_wins_dev_and_holds_on_the_confirmation_is_kept(
@@ -143,6 +143,10 @@ def test_a_program_that_wins_dev_and_holds_on_the_confirmation_is_kept(
     assert manifest.lm_calls["confirmation"] >= 16  # both programs, every question
     assert (out / "eval" / "confirm-before.jsonl").exists()
     assert any("confirmation (8 other questions)" in line for line in said)
+    # the compiled program went on: the clock is set against the estimate with it
+    going_on = manifest.estimate["minutes_if_compiled"]
+    assert going_on > manifest.estimate["minutes"]
+    assert said[-1].endswith(f"estimated {going_on:.0f} min")
 
 
 def compile_misled_on_the_confirmation(
@@ -188,13 +192,14 @@ def test_a_costlier_program_tied_on_the_confirmation_gives_way_to_the_cheaper(
 
 
 def test_a_program_that_loses_dev_is_not_confirmed(wide_data_dir: Path, tmp_path: Path) -> None:
-    out = tmp_path / "flat"
+    out, said = tmp_path / "flat", []
     plan = plan_compile(confirmed_request(out), wide_data_dir)
     manifest = run_compile(
-        plan, lm=rule_lm(demos_help=False), data_dir=wide_data_dir, progress=False, say=print
+        plan, lm=rule_lm(demos_help=False), data_dir=wide_data_dir, progress=False, say=said.append
     )
     assert manifest.selection is not None and manifest.selection.confirmation is None
     assert manifest.lm_calls["confirmation"] == 0
+    assert said[-1].endswith(f"estimated {manifest.estimate['minutes']:.0f} min")
     assert not (out / "eval" / "confirm-before.jsonl").exists()
 
 
