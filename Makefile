@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DATA_DIR ?= $(abspath ../shared/datasets)
 SAMPLE_QUESTION := What was Northwind's free cash flow in fiscal 2024?
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= --durations=20  # the slowest tests, to keep the suite under CI's 20 minutes
 
 export FILINGQA_DATA_DIR ?= $(DATA_DIR)
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
