@@ -290,7 +290,7 @@ def estimate(
         stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * 2
         shapes["open confirmation"] = OPEN_CALL_SHAPE
     open_calls = stages.get("open-corpus search", 0.0) + stages.get("open confirmation", 0.0)
-    if confirm and open_calls:
+    if open_calls:
         if_compiled["open corpus, its pick"] = open_calls * (PICK_OPEN_ANSWERS - 1)
         shapes["open corpus, its pick"] = OPEN_CALL_SHAPE
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS

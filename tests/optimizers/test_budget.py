@@ -179,3 +179,5 @@ def test_what_the_compiled_program_going_on_costs_is_priced_apart_from_the_total
     )
     assert "  if the compiled program goes on (it wins dev or costs less there):" in said
     assert "if the compiled program goes on" not in sized().describe()
+    # without a confirmation draw dev alone decides, and a kept pick still searches
+    assert set(alone.if_compiled) == {"open corpus, its pick"}
