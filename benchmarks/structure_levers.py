@@ -23,6 +23,7 @@ p against the start.
     python benchmarks/structure_levers.py --out DIR --dataset financebench:dev \
         --slice financebench-dev-tuning --where "" --context retrieved --judge-lm local \
         --structures "curation=false;query_writing=false;hypotheses=1;decompose=false"
+        [--start "k=5,hypotheses=1"]
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ DEFAULT_STRUCTURES = (
 )
 
 
-def parse_structure(text: str) -> Structure:
-    """``samples=5,loop=never`` → the start with those options changed.
+def parse_structure(text: str, base: Structure | None = None) -> Structure:
+    """``samples=5,loop=never`` → ``base`` (default: the uncompiled program's structure) with
+    those options changed.
 
     Raises:
         ValueError: not ``name=value`` pairs of :class:`Structure`'s options.
@@ -77,7 +79,7 @@ def parse_structure(text: str) -> Structure:
             options = ", ".join(Structure.model_fields)
             raise ValueError(f"{pair!r} is not option=value; options: {options}")
         changes[name] = value
-    return Structure.model_validate(changes)
+    return Structure.model_validate((base or Structure()).model_dump() | changes)
 
 
 def tuning_questions(
@@ -125,6 +127,12 @@ def main() -> None:
     parser.add_argument("--where", default="tatqa_answer_type=arithmetic", help="key=value,...")
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--structures", default=DEFAULT_STRUCTURES, help="';'-separated changes")
+    parser.add_argument(
+        "--start",
+        default="",
+        help="the structure each change is made to and paired against, as option=value pairs "
+        "(default: the uncompiled program's), e.g. a compiled artifact's open-corpus structure",
+    )
     parser.add_argument("--pool", default="tatqa:dev", help="comma-separated pool sources")
     parser.add_argument("--context", choices=("gold", "retrieved"), default="gold")
     parser.add_argument("--index", type=Path, default=None, help="default: the dataset's")
@@ -134,7 +142,8 @@ def main() -> None:
     args = parser.parse_args()
 
     where = dict(pair.split("=", 1) for pair in args.where.split(",") if pair)
-    structures = [Structure(), *map(parse_structure, args.structures.split(";"))]
+    first = parse_structure(args.start)
+    structures = [first, *(parse_structure(t, first) for t in args.structures.split(";"))]
     records = tuning_questions(args.dataset, args.slice, where, args.limit, args.data_dir)
     args.out.mkdir(parents=True, exist_ok=True)
     examples = None
@@ -158,7 +167,7 @@ def main() -> None:
         rows = answer_by_question(
             programs, records, judge=judge, rows_dir=args.out, mode_of=mode_of
         )
-    start = Structure().key
+    start = first.key
     measured = {name: summarize(answered) for name, answered in rows.items()}
     cold = {name: summarize(answered) for name, answered in priced_cold(rows, start).items()}
     paired = [compare(start, name, rows) for name in rows if name != start]
@@ -173,6 +182,7 @@ def main() -> None:
         "slice": args.slice,
         "where": where,
         "context": args.context,
+        "start": start,
         "question_ids": [r.id for r in records],
         "lm": args.lm,
         "judge_lm": args.judge_lm,
