@@ -52,11 +52,13 @@ OPEN_FRESH_SHARE: dict[str, float] = {
     "decompose": 0.15,
     "k": 0.55,
     "explanations": 0.01,
+    "answer_forms": 0.35,
     "combined": 0.35,
 }
 """For each option the open-corpus stage changes (all its values together; and the changes
 combined), about the share of a start's answer it asks afresh: what it does not repeat of
-the start's requests (a changed search redoes the reading and its votes)."""
+the start's requests (a changed search redoes the reading and its votes; a path chosen by
+the wording redoes the reading of the questions it routes otherwise)."""
 PAGE_CHECK_CALLS = 3.25
 """The query-writing calls of the start's first search for a question the stage has not
 answered, in query-writing calls: a rewrite, the hypothetical passages (often cut at their

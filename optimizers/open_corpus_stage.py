@@ -5,8 +5,8 @@ Over gold context the steps of the retrieved-context path (decomposition, query 
 curation, how many passages) never run, so the structure search cannot weigh them. When the
 index of the settings' ``open_index`` is built, this stage answers the ``open_dev``
 questions searching it, with the kept structure (the start) and with each single change of
-:data:`OPEN_SPACE`, then with the start changed in every option whose change the paired test
-could not tell from the start and that cost less; every structure shares one response cache
+:data:`OPEN_SPACE`, then with the start changed in every option whose change earns its place
+(:func:`changes_together`); every structure shares one response cache
 (empty at the stage's start, so the start's costs are its own) and is priced cold
 (:mod:`~filingqa.optimizers.cost_selection`). Gold pages are weighed on more questions than
 are answered when the settings name ``open_pages``: each structure's first search alone over
@@ -16,12 +16,14 @@ name ``open_confirm``, the two answer those questions too (no filing shared with
 stage's own, nor with the page check's) and the chosen structure is kept only if it is the
 cheaper of the two there or told better (:func:`~filingqa.optimizers.selection.confirm`).
 The options searched here act only over an index, or only on questions asking why or how,
-so the gold-context choice stands: votes over searched evidence are their own option
+or (``answer_forms``) on the question's form, which the gold-context draw seldom varies, so
+the gold-context choice stands otherwise: votes over searched evidence are their own option
 (``searched_samples``).
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -34,6 +36,7 @@ from filingqa.artifacts.manifest import PROGRAM_FILE, Confirmation
 from filingqa.core.cache import fresh_dspy_cache
 from filingqa.evaluation.modes import Mode, searching_program
 from filingqa.evaluation.open_corpus import OpenCorpus, open_corpus
+from filingqa.evaluation.paired import paired_outcomes
 from filingqa.evaluation.runner import Row
 from filingqa.optimizers.compile_data import SplitSpec
 from filingqa.optimizers.compile_records import KeptProgram
@@ -43,6 +46,7 @@ from filingqa.optimizers.cost_selection import (
     GoldPages,
     cheapest_tied,
     priced_rows,
+    same_cost,
     tied,
 )
 from filingqa.optimizers.search_pages import searched_gold_pages
@@ -69,10 +73,13 @@ OPEN_SPACE: SearchSpace = {
     "decompose": (False,),
     "k": (5,),
     "explanations": ("quoted",),
+    "answer_forms": ("guess",),
 }
 """Each LM step of the retrieved path switched to its cheap alternative (one vote where the
 gold-context choice votes more; query writing down to one hypothetical passage, or to the
-rewrite alone), and fewer passages."""
+rewrite alone), fewer passages, and the answer's path chosen by the question's wording
+(yes/no, a direction, a name, an explanation: forms the gold-context draw's arithmetic
+questions seldom take)."""
 
 
 class OpenCorpusStage(BaseModel):
@@ -147,7 +154,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
         tried = candidates(start, OPEN_SPACE, worked_examples=False)
         rows = answered(tried)
         pages = searched(tried)
-        mixed = cheaper_together(start, tried, rows, pages)
+        mixed = changes_together(start, tried, rows, pages)
         if mixed is not None and mixed.key not in rows:
             rows |= answered([mixed])
             pages = None if pages is None else pages | (searched([mixed]) or {})
@@ -186,18 +193,21 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
     return replace(kept, program=program, structure=structure), stage
 
 
-def cheaper_together(
+def changes_together(
     start: Structure,
     tried: Sequence[Structure],
     rows: Mapping[str, Sequence[Row]],
     pages: Mapping[str, GoldPages] | None = None,
 ) -> Structure | None:
-    """The start with every single change the paired test cannot tell from it (on
-    ``pages`` when given, see :func:`~filingqa.optimizers.cost_selection.tied`) that cost
-    less than it, priced cold (of an option's values, the cheapest such); None unless at
-    least two options changed."""
+    """The start with every single change that earns its place: one the paired test cannot
+    tell worse than the start (on ``pages`` when given, see
+    :func:`~filingqa.optimizers.cost_selection.tied`) that costs less, priced cold, or costs
+    the same (:func:`~filingqa.optimizers.cost_selection.same_cost`) and wins more questions
+    than it loses; of an option's values, the cheapest such. None unless at least two
+    options changed."""
     start_rows = rows[start.key]
-    cheapest: dict[str, tuple[float, Any]] = {}
+    start_cost = _seconds(start_rows, start_rows)
+    earning: dict[str, tuple[float, Any]] = {}
     for structure in tried:
         changed = changes(structure, start)
         if len(changed) != 1:
@@ -205,13 +215,30 @@ def cheaper_together(
         (name,) = changed
         cost = _seconds(rows[structure.key], start_rows)
         compared = (pages[start.key], pages[structure.key]) if pages is not None else None
-        cheaper = cost < cheapest.get(name, (_seconds(start_rows, start_rows), None))[0]
-        if cheaper and tied(start_rows, rows[structure.key], compared):
-            cheapest[name] = (cost, getattr(structure, name))
-    if len(cheapest) < 2:
+        cheapest = cost < earning.get(name, (math.inf, None))[0]
+        if cheapest and _earns(start_rows, rows[structure.key], cost, start_cost, compared):
+            earning[name] = (cost, getattr(structure, name))
+    if len(earning) < 2:
         return None
-    update = {name: value for name, (_, value) in cheapest.items()}
+    update = {name: value for name, (_, value) in earning.items()}
     return Structure.model_validate(start.model_dump() | update)
+
+
+def _earns(
+    start: Sequence[Row],
+    changed: Sequence[Row],
+    cost: float,
+    start_cost: float,
+    pages: tuple[GoldPages, GoldPages] | None,
+) -> bool:
+    """Whether a change not told worse than the start costs less, or wins more at the same
+    cost."""
+    if not tied(start, changed, pages):
+        return False
+    if cost < start_cost:
+        return True
+    wins, losses = paired_outcomes(start, changed)
+    return same_cost(cost, start_cost) and wins > losses
 
 
 def _seconds(rows: Sequence[Row], start: Sequence[Row]) -> float:

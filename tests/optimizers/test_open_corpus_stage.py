@@ -13,6 +13,7 @@ import dspy
 import pytest
 
 from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, Selection
+from filingqa.evaluation.runner import Row
 from filingqa.lm.backbone import Backbone
 from filingqa.optimizers import open_corpus_stage
 from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
@@ -23,6 +24,7 @@ from filingqa.optimizers.open_corpus_stage import (
     OPEN_DIR,
     OPEN_SPACE,
     PAGES_DIR,
+    changes_together,
     choose_retrieval,
 )
 from filingqa.optimizers.presets import preset
@@ -33,6 +35,7 @@ from filingqa.retrieval.index.build import build_index
 from filingqa.retrieval.search.pipeline import FilingSearch
 from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
+from ..kit.data import judged_row
 from ..kit.lm import Rule, marker_lm
 from ..kit.replies import (
     ACCEPT,
@@ -290,3 +293,35 @@ def test_a_structure_the_confirmation_does_not_keep_gives_way_to_the_start(
     assert stage.confirmation is not None and not stage.confirmation.held
     assert kept.structure == Structure() and stage.structure == Structure()
     assert next(c for c in stage.candidates if c.verdict == "kept").key != "start"
+
+
+def answered_rows(seconds: float, right: set[str]) -> list[Row]:
+    """Six questions' rows: ``right`` ones scored right, each taking ``seconds``."""
+    return [
+        judged_row(id=f"q{n}", score=float(f"q{n}" in right), seconds=seconds) for n in range(6)
+    ]
+
+
+def test_changes_that_cost_less_or_win_at_the_same_cost_are_combined() -> None:
+    start = Structure()
+    usual = {"q2", "q3", "q4", "q5"}
+    rows = {
+        start.key: answered_rows(10.0, usual),
+        "k=5": answered_rows(6.0, usual),  # cheaper, no answer changed
+        "answer_forms=guess": answered_rows(10.2, usual | {"q0", "q1"}),  # same cost, wins 2
+        "curation=false": answered_rows(10.2, usual),  # same cost, wins nothing
+        "hypotheses=1": answered_rows(12.0, usual | {"q0"}),  # wins, but costs more
+        "decompose=false": answered_rows(5.0, set()),  # cheap, but told worse: loses 4
+    }
+    tried = [
+        Structure(k=5),
+        Structure(answer_forms="guess"),
+        Structure(curation=False),
+        Structure(hypotheses=1),
+        Structure(decompose=False),
+    ]
+    assert [s.key for s in tried] == list(rows)[1:]
+    together = changes_together(start, tried, rows)
+    assert together == Structure(k=5, answer_forms="guess")
+    one_earns = {key: rows[key] for key in (start.key, "k=5", "curation=false")}
+    assert changes_together(start, [tried[0], tried[2]], one_earns) is None
