@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import dspy
@@ -72,12 +72,13 @@ def draw(
     *,
     target: Target,
     exclude_documents: Iterable[str] = (),
+    within_documents: Collection[str] | None = None,
     seed: int = 0,
     data_dir: Path | None = None,
 ) -> list[QARecord]:
     """The questions of ``specs`` (each its own seeded draw), without excluded contexts,
-    held-out contexts (report slices, the benchmark) or, for the PoT target, non-numeric
-    answers.
+    held-out contexts (report slices, the benchmark), questions about a context outside
+    ``within_documents`` (when given) or, for the PoT target, non-numeric answers.
 
     Raises:
         ValueError: a spec leaves no question to draw.
@@ -91,6 +92,7 @@ def draw(
             for r in load_dataset(spec.dataset, data_dir=data_dir)
             if r.context is not None
             and not banned & set(r.documents)
+            and (within_documents is None or set(r.documents) <= set(within_documents))
             and (target == "program" or r.answer_type in NUMERIC_TYPES)
         ]
         if not pool:

@@ -20,7 +20,8 @@ from filingqa.optimizers.presets import OptimizerSettings
 from filingqa.optimizers.structure_search import LOCAL_SPACE, Structure, candidates, rung_sizes
 from filingqa.optimizers.train_reranker import expected_cost
 from filingqa.records import QARecord
-from filingqa.retrieval.index.locations import default_index_dir, index_built
+from filingqa.retrieval.index.locations import default_index_dir, index_built, state_dir_for
+from filingqa.retrieval.ingest.metadata_store import MetadataStore
 from filingqa.router.rule import route_by_rule
 
 MIN_CALIBRATION = 5
@@ -129,12 +130,13 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
     open_pages: list[QARecord] = []
     open_confirm: list[QARecord] = []
     if open_index is not None:
+        held = indexed_documents(open_index)
         try:
-            open_dev = _draw_open(s.open_dev, s.seed, data_dir)
+            open_dev = _draw_open(s.open_dev, s.seed, data_dir, held)
             asked = {d for r in open_dev for d in r.documents}
-            open_confirm = _draw_open(s.open_confirm, s.seed, data_dir, exclude=asked)
+            open_confirm = _draw_open(s.open_confirm, s.seed, data_dir, held, exclude=asked)
             confirming = {d for r in open_confirm for d in r.documents}
-            open_pages = _draw_open(s.open_pages, s.seed, data_dir, exclude=confirming)
+            open_pages = _draw_open(s.open_pages, s.seed, data_dir, held, exclude=confirming)
         except DatasetError as missing:
             specs = ", ".join([*s.open_dev, *s.open_pages, *s.open_confirm])
             open_index, open_skipped = None, f"{specs}: {missing}"
@@ -177,19 +179,34 @@ def _encoder_cost() -> StageCost | None:
 
 
 def _draw_open(
-    specs: list[str], seed: int, data_dir: Path | None, exclude: set[str] | None = None
+    specs: list[str],
+    seed: int,
+    data_dir: Path | None,
+    held: set[str] | None,
+    exclude: set[str] | None = None,
 ) -> list[QARecord]:
-    """The open-corpus questions of ``specs`` (none: []), none about the ``exclude``
-    filings."""
+    """The open-corpus questions of ``specs`` (none: []) about filings the index holds
+    (``held``; None: not known), none about the ``exclude`` filings. A question about a
+    filing the index lacks is answered "not in the index" before any search, so it
+    weighs no retrieval step."""
     if not specs:
         return []
     return compile_data.draw(
         [SplitSpec.parse(t) for t in specs],
         target="program",
         exclude_documents=exclude or (),
+        within_documents=held,
         seed=seed,
         data_dir=data_dir,
     )
+
+
+def indexed_documents(index: Path) -> set[str] | None:
+    """The filings ``index`` holds, from the metadata saved beside it (None: none saved)."""
+    state = state_dir_for(index)
+    if state is None or not (state / MetadataStore.FILENAME).is_file():
+        return None
+    return {record.document.doc_id for record in MetadataStore.load(state).records()}
 
 
 def _open_index(s: OptimizerSettings) -> tuple[Path | None, str | None]:

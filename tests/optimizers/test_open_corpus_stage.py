@@ -16,7 +16,12 @@ from filingqa.artifacts.manifest import PROGRAM_FILE, RERANKER_DIR, Selection
 from filingqa.evaluation.runner import Row
 from filingqa.lm.backbone import Backbone
 from filingqa.optimizers import open_corpus_stage
-from filingqa.optimizers.compile_plan import CompileRequest, describe_plan, plan_compile
+from filingqa.optimizers.compile_plan import (
+    CompileRequest,
+    describe_plan,
+    indexed_documents,
+    plan_compile,
+)
 from filingqa.optimizers.compile_records import KeptProgram
 from filingqa.optimizers.compile_stages import CompileRun
 from filingqa.optimizers.open_corpus_stage import (
@@ -61,7 +66,29 @@ QUESTIONS = [
 ]
 
 
+ABSENT_FILING = "INITECH_2022_10K"
+
+
 def write_financebench(data_dir: Path) -> None:
+    absent = {
+        "financebench_id": "fb_absent",
+        "company": "Initech",
+        "doc_name": ABSENT_FILING,
+        "question_type": "metrics-generated",
+        "question_reasoning": "lookup",
+        "domain_question_num": None,
+        "question": "What was Initech's total revenue in fiscal 2022?",
+        "answer": "$10.0 million",
+        "justification": "",
+        "evidence": [
+            {
+                "doc_name": ABSENT_FILING,
+                "evidence_page_num": 2,
+                "evidence_text": "$10.0 million",
+                "evidence_text_full_page": "Total revenue",
+            }
+        ],
+    }
     rows = [
         {
             "financebench_id": f"fb_{n}",
@@ -86,7 +113,8 @@ def write_financebench(data_dir: Path) -> None:
     ]
     folder = data_dir / "financebench"
     folder.mkdir(parents=True)
-    (folder / "financebench_dev.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    lines = [json.dumps(r) for r in [*rows, absent]]
+    (folder / "financebench_dev.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def slow(reply: object):
@@ -166,6 +194,11 @@ def kept_start() -> KeptProgram:
 def test_the_plan_draws_the_open_questions_and_names_the_index(run: CompileRun) -> None:
     plan = run.plan
     assert len(plan.open_dev) == 3 and plan.open_index is not None
+    held = indexed_documents(plan.open_index)
+    assert held is not None and {"ACME_2023_10K", "ACME_2024_10K"} <= held
+    # the question about a filing the index lacks would be answered before any search
+    drawn = [*plan.open_dev, *plan.open_pages, *plan.open_confirm]
+    assert ABSENT_FILING not in held and all(ABSENT_FILING not in r.documents for r in drawn)
     assert "open corpus: 3 questions (financebench:dev) searching" in describe_plan(plan)
     assert "open-corpus search" in plan.estimate.calls
     assert len(plan.open_pages) == 3 and "open-corpus pages" in plan.estimate.calls
