@@ -96,9 +96,10 @@ def draw(
             and (target == "program" or r.answer_type in NUMERIC_TYPES)
         ]
         if not pool:
+            outside = ", and those about filings the index lacks" if within_documents else ""
             raise ValueError(
                 f"{spec}: no usable question left (the benchmark's, the report slices' and "
-                "the contexts of the questions drawn before it excluded)"
+                f"the contexts of the questions drawn before it excluded{outside})"
             )
         random.Random(f"{seed}:{spec.dataset}").shuffle(pool)
         chosen += pool[: spec.n] if spec.n else pool
