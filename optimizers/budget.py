@@ -154,9 +154,13 @@ class BudgetEstimate(BaseModel):
             stage: round(s.seconds(*self.speeds) / average, 2) for stage, s in self.shapes.items()
         }
 
-    def _lm_minutes(self, calls: dict[str, int]) -> float:
-        weighted = sum(n * self.weights.get(stage, 1.0) for stage, n in calls.items())
-        return weighted * self.seconds_per_call / self.threads / 60
+    def _call_equivalents(self, calls: dict[str, int]) -> float:
+        """``calls`` in average calls' time."""
+        weights = self.weights
+        return sum(n * weights.get(stage, 1.0) for stage, n in calls.items())
+
+    def _lm_minutes(self, call_equivalents: float) -> float:
+        return call_equivalents * self.seconds_per_call / self.threads / 60
 
     @property
     def total_calls(self) -> int:
@@ -168,15 +172,13 @@ class BudgetEstimate(BaseModel):
         """Estimated wall time (the compiled program not going on), demos' slowdown and
         threads included."""
         demos = self.slowed_calls * self.demos * self.demo_slowdown
-        lm_minutes = (
-            self._lm_minutes(self.calls) + demos * self.seconds_per_call / self.threads / 60
-        )
+        lm_minutes = self._lm_minutes(self._call_equivalents(self.calls) + demos)
         return lm_minutes + sum(cost.minutes for cost in self.other.values())
 
     @property
     def minutes_if_compiled(self) -> float:
         """Estimated wall time if the compiled program goes on."""
-        return self.minutes + self._lm_minutes(self.if_compiled)
+        return self.minutes + self._lm_minutes(self._call_equivalents(self.if_compiled))
 
     def describe(self) -> str:
         """One line per stage, then the total, then the stages run only if the compiled

@@ -20,8 +20,8 @@ from filingqa.optimizers.presets import OptimizerSettings
 from filingqa.optimizers.structure_search import LOCAL_SPACE, Structure, candidates, rung_sizes
 from filingqa.optimizers.train_reranker import expected_cost
 from filingqa.records import QARecord
-from filingqa.retrieval.index.locations import default_index_dir, index_built, state_dir_for
-from filingqa.retrieval.ingest.metadata_store import MetadataStore
+from filingqa.retrieval.index.locations import default_index_dir, index_built
+from filingqa.retrieval.search.pipeline import saved_metadata
 from filingqa.router.rule import route_by_rule
 
 MIN_CALIBRATION = 5
@@ -203,10 +203,10 @@ def _draw_open(
 
 def indexed_documents(index: Path) -> set[str] | None:
     """The filings ``index`` holds, from the metadata saved beside it (None: none saved)."""
-    state = state_dir_for(index)
-    if state is None or not (state / MetadataStore.FILENAME).is_file():
+    metadata = saved_metadata(index)
+    if metadata is None:
         return None
-    return {record.document.doc_id for record in MetadataStore.load(state).records()}
+    return {record.document.doc_id for record in metadata.records()}
 
 
 def _open_index(s: OptimizerSettings) -> tuple[Path | None, str | None]:

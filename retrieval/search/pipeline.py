@@ -531,16 +531,24 @@ def _aliases(company: str, records: list[DocumentRecord]) -> list[str]:
 # --- loading ------------------------------------------------------------------------------
 
 
-def _saved_metadata(location: str | Path) -> MetadataStore | None:
+def saved_metadata(location: str | Path) -> MetadataStore | None:
+    """The document metadata ``filingqa index`` saved beside the index at ``location``
+    (None: none saved)."""
     state = state_dir_for(location)
     if state is None or not (state / MetadataStore.FILENAME).is_file():
+        return None
+    return MetadataStore.load(state)
+
+
+def _saved_metadata(location: str | Path) -> MetadataStore | None:
+    metadata = saved_metadata(location)
+    if metadata is None:
         warnings.warn(
             f"no document metadata next to index {location}: company/period filters are off "
             "(index with `filingqa index` to save it)",
             stacklevel=3,
         )
-        return None
-    return MetadataStore.load(state)
+    return metadata
 
 
 def default_reranker_dir() -> Path:
