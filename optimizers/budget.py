@@ -40,12 +40,11 @@ context (the ambiguity check where the wording has a cue, the loop where the rul
 the question)."""
 OPEN_CALLS_PER_QUESTION = 5.2
 """LM calls of the uncompiled program per question searching an index (FinanceBench)."""
-PICK_OPEN_ANSWERS = 2.2
-"""A compiled program's answer over an index in answers of the uncompiled program: a pick
-that votes decodes its votes over searched evidence too (five, in both compiles' picks
-before the gold-context selection weighed cost)."""
+SEARCHED_VOTES_ANSWERS = 2.2
+"""An answer over an index voting as a compiled pick votes (five, in both compiles' picks
+before the gold-context selection weighed cost), in answers voting once: the open-corpus
+stage's candidate of a pick that votes."""
 OPEN_FRESH_SHARE: dict[str, float] = {
-    "searched_samples": 0.02,
     "curation": 0.03,
     "query_writing": 0.6,
     "hypotheses": 0.5,
@@ -260,8 +259,11 @@ def estimate(
     drawn, and ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed.
     The total prices the uncompiled program kept; apart from it (``if_compiled``), what the
     compiled program's going on adds: its confirmation (both programs answer the draw, the
-    compiled one at :data:`PICK_ANSWERS`) and its answers over the index at
-    :data:`PICK_OPEN_ANSWERS`. The router's confirmation is priced on the share
+    compiled one at :data:`PICK_ANSWERS`) and the open-corpus stage's candidate voting as
+    the pick votes, at :data:`SEARCHED_VOTES_ANSWERS` (the stage's start votes once, so its
+    other candidates cost what they cost after the uncompiled program; a voting structure's
+    confirmation, never chosen in a compile yet, is not priced). The router's confirmation
+    is priced on the share
     :data:`ROUTED_OTHERWISE` of the draw. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
@@ -293,10 +295,10 @@ def estimate(
     if open_confirm:
         stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * 2
         shapes["open confirmation"] = OPEN_CALL_SHAPE
-    open_calls = stages.get("open-corpus search", 0.0) + stages.get("open confirmation", 0.0)
-    if open_calls:
-        if_compiled["open corpus, its pick"] = open_calls * (PICK_OPEN_ANSWERS - 1)
-        shapes["open corpus, its pick"] = OPEN_CALL_SHAPE
+    if open_questions:
+        votes = open_questions * OPEN_CALLS_PER_QUESTION * (SEARCHED_VOTES_ANSWERS - 1)
+        if_compiled["open-corpus votes"] = votes
+        shapes["open-corpus votes"] = OPEN_CALL_SHAPE
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     if confirm:
         both_ways = 2 * CALLS_PER_QUESTION["pot"] + LOOP_CALLS

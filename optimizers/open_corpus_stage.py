@@ -4,8 +4,9 @@ they cost and what they earn, on questions that search an index.
 Over gold context the steps of the retrieved-context path (decomposition, query writing,
 curation, how many passages) never run, so the structure search cannot weigh them. When the
 index of the settings' ``open_index`` is built, this stage answers the ``open_dev``
-questions searching it, with the kept structure (the start) and with each single change of
-:data:`OPEN_SPACE`, then with the start changed in every option whose change earns its place
+questions searching it, with the kept structure voting once over searched evidence (the
+start, :func:`open_start`) and with each single change of :func:`open_space`, then with the
+start changed in every option whose change earns its place
 (:func:`changes_together`); every structure shares one response cache
 (empty at the stage's start, so the start's costs are its own) and is priced cold
 (:mod:`~filingqa.optimizers.cost_selection`). Gold pages are weighed on more questions than
@@ -17,8 +18,9 @@ stage's own, nor with the page check's) and the chosen structure is kept only if
 cheaper of the two there or told better (:func:`~filingqa.optimizers.selection.confirm`).
 The options searched here act only over an index, or only on questions asking why or how,
 or (``answer_forms``) on the question's form, which the gold-context draw seldom varies, so
-the gold-context choice stands otherwise: votes over searched evidence are their own option
-(``searched_samples``).
+the gold-context choice stands otherwise. Its votes over gold context stand too; over searched
+evidence they are a candidate (``searched_samples``) that must earn its price like the others,
+not the start every candidate pays for.
 """
 
 from __future__ import annotations
@@ -66,7 +68,6 @@ OPEN_DIR = "open"
 PAGES_DIR = "pages"
 CONFIRM_DIR = "confirm"
 OPEN_SPACE: SearchSpace = {
-    "searched_samples": (1,),
     "curation": (False,),
     "query_writing": (False,),
     "hypotheses": (1, 0),
@@ -75,11 +76,22 @@ OPEN_SPACE: SearchSpace = {
     "explanations": ("quoted",),
     "answer_forms": ("guess",),
 }
-"""Each LM step of the retrieved path switched to its cheap alternative (one vote where the
-gold-context choice votes more; query writing down to one hypothetical passage, or to the
-rewrite alone), fewer passages, and the answer's path chosen by the question's wording
-(yes/no, a direction, a name, an explanation: forms the gold-context draw's arithmetic
-questions seldom take)."""
+"""Each LM step of the retrieved path switched to its cheap alternative (query writing down
+to one hypothetical passage, or to the rewrite alone), fewer passages, and the answer's path
+chosen by the question's wording (yes/no, a direction, a name, an explanation: forms the
+gold-context draw's arithmetic questions seldom take)."""
+
+
+def open_start(kept: Structure) -> Structure:
+    """The stage's start: ``kept`` voting once over searched evidence (over gold context its
+    votes stand)."""
+    return Structure.model_validate(kept.model_dump() | {"searched_samples": 1})
+
+
+def open_space(kept: Structure) -> SearchSpace:
+    """:data:`OPEN_SPACE`, and where ``kept`` votes, its votes over searched evidence too."""
+    votes = kept.searched_samples or kept.samples
+    return {**OPEN_SPACE, "searched_samples": (votes,)} if votes > 1 else OPEN_SPACE
 
 
 class OpenCorpusStage(BaseModel):
@@ -120,7 +132,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
         return kept, OpenCorpusStage(skipped=plan.open_skipped or "no open-corpus questions")
     state = kept.program.dump_state()
     reranker = read_reranker(run.out)
-    start = kept.structure
+    start = open_start(kept.structure)
     rows_dir = run.out / OPEN_DIR
     dataset = SplitSpec.parse(run.settings.open_dev[0]).dataset
     opened = open_corpus(dataset, plan.open_index, run.embedder)
@@ -151,7 +163,7 @@ def choose_retrieval(run: CompileRun, kept: KeptProgram) -> tuple[KeptProgram, O
                 progress=run.progress,
             )
 
-        tried = candidates(start, OPEN_SPACE, worked_examples=False)
+        tried = candidates(start, open_space(kept.structure), worked_examples=False)
         rows = answered(tried)
         pages = searched(tried)
         mixed = changes_together(start, tried, rows, pages)

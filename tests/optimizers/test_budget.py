@@ -14,8 +14,8 @@ from filingqa.optimizers.budget import (
     PAGE_CHECK_CALLS,
     PAGE_CHECK_VARIANT_CALLS,
     PICK_ANSWERS,
-    PICK_OPEN_ANSWERS,
     REFERENCE_SPEEDS,
+    SEARCHED_VOTES_ANSWERS,
     Timing,
     call_seconds,
     estimate,
@@ -165,13 +165,14 @@ def test_what_the_compiled_program_going_on_costs_is_priced_apart_from_the_total
     # the total adds only the router's confirmation, which runs whichever program is kept
     router = confirmed.calls["router confirmation"]
     assert confirmed.minutes == pytest.approx(alone.minutes + router * each)
-    # a compiled pick answers over the index at PICK_OPEN_ANSWERS uncompiled answers
-    opened = confirmed.calls["open-corpus search"] + confirmed.calls["open confirmation"]
-    pick = confirmed.if_compiled["open corpus, its pick"]
-    assert pick == pytest.approx(opened * (PICK_OPEN_ANSWERS - 1), abs=2)
+    # the open-corpus stage starts a voting pick at one vote: only its votes' candidate adds
+    votes = confirmed.if_compiled["open-corpus votes"]
+    extra = SEARCHED_VOTES_ANSWERS - 1
+    assert votes == math.ceil(12 * OPEN_CALLS_PER_QUESTION * extra)
+    assert votes < confirmed.calls["open-corpus search"] / 2
     added = confirmed.minutes_if_compiled - confirmed.minutes
-    weight = confirmed.weights["open corpus, its pick"]
-    assert added == pytest.approx((confirmed.if_compiled["confirmation"] + pick * weight) * each)
+    weight = confirmed.weights["open-corpus votes"]
+    assert added == pytest.approx((confirmed.if_compiled["confirmation"] + votes * weight) * each)
     said = confirmed.describe().splitlines()
     assert said[-1] == (
         f"  then ≈ {confirmed.total_calls + sum(confirmed.if_compiled.values())} LM calls, "
@@ -180,4 +181,4 @@ def test_what_the_compiled_program_going_on_costs_is_priced_apart_from_the_total
     assert "  if the compiled program goes on (it wins dev or costs less there):" in said
     assert "if the compiled program goes on" not in sized().describe()
     # without a confirmation draw dev alone decides, and a kept pick still searches
-    assert set(alone.if_compiled) == {"open corpus, its pick"}
+    assert set(alone.if_compiled) == {"open-corpus votes"}

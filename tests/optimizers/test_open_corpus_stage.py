@@ -27,15 +27,15 @@ from filingqa.optimizers.compile_stages import CompileRun
 from filingqa.optimizers.open_corpus_stage import (
     CONFIRM_DIR,
     OPEN_DIR,
-    OPEN_SPACE,
     PAGES_DIR,
     changes_together,
     choose_retrieval,
+    open_space,
+    open_start,
 )
 from filingqa.optimizers.presets import preset
 from filingqa.optimizers.selection import confirm
 from filingqa.optimizers.structure_search import Structure, candidates
-from filingqa.program.financial_qa import FinancialQA
 from filingqa.retrieval.index.build import build_index
 from filingqa.retrieval.search.pipeline import FilingSearch
 from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
@@ -184,10 +184,12 @@ def run(tmp_path: Path) -> CompileRun:
     )
 
 
-def kept_start() -> KeptProgram:
-    selection = Selection(kept="uncompiled", wins=0, losses=0, p_value=1.0, max_p_value=0.1)
+def kept_start(structure: Structure | None = None) -> KeptProgram:
+    structure = structure or Structure()
+    kept = "uncompiled" if structure == Structure() else "compiled"
+    selection = Selection(kept=kept, wins=0, losses=0, p_value=1.0, max_p_value=0.1)
     return KeptProgram(
-        selection=selection, program=FinancialQA(), structure=Structure(), worked_examples=None
+        selection=selection, program=structure.build(), structure=structure, worked_examples=None
     )
 
 
@@ -261,12 +263,32 @@ def test_without_the_index_the_stage_is_skipped_and_says_how_to_build_it(
     assert stage.describe().startswith("skipped: no index at")
 
 
-def test_the_stage_weighs_one_vote_over_searched_evidence_only_where_the_start_votes_more() -> None:
-    voting = [s.key for s in candidates(Structure(samples=5), OPEN_SPACE, worked_examples=False)]
-    assert "samples=5,searched_samples=1" in voting
-    single = [s.key for s in candidates(Structure(), OPEN_SPACE, worked_examples=False)]
-    assert not any("searched_samples" in key for key in single)  # one vote already
+def open_candidates(kept: Structure) -> list[Structure]:
+    return candidates(open_start(kept), open_space(kept), worked_examples=False)
+
+
+def test_a_voting_pick_starts_with_one_vote_over_searched_evidence_and_its_votes_compete() -> None:
+    voting = Structure(samples=5)
+    assert open_start(voting) == Structure(samples=5, searched_samples=1)
+    tried = [s.key for s in open_candidates(voting)]
+    assert tried[0] == "samples=5,searched_samples=1" and "samples=5" in tried
+    single = [s.key for s in open_candidates(Structure())]
+    assert single[0] == "start" and not any("samples" in key for key in single)
     assert Structure(samples=3, searched_samples=3) == Structure(samples=3)
+
+
+def test_a_voting_pick_keeps_its_votes_over_gold_context_and_weighs_them_over_the_index(
+    run: CompileRun,
+) -> None:
+    with dspy.context(lm=run.lm, adapter=dspy.JSONAdapter()):
+        kept, stage = choose_retrieval(run, kept_start(Structure(samples=3)))
+    verdicts = {c.key: c for c in stage.candidates}
+    assert {"samples=3,searched_samples=1", "samples=3"} <= set(verdicts)  # start, votes
+    assert all(key.startswith("samples=3") for key in verdicts)
+    assert kept.structure.samples == 3 and kept.program.reason.pot.samples == 3
+    chosen = next(c.key for c in stage.candidates if c.verdict == "kept")
+    assert kept.structure.key == chosen
+    assert kept.program.reason.searched_samples == kept.structure.searched_samples
 
 
 def confirming(run: CompileRun) -> CompileRun:
