@@ -153,11 +153,13 @@ def run_compile(
             kept = keep_program(run, before, after, optimization)
         say(f"    {after.describe()}; {kept.selection.describe()}")
         with clock.stage("encoder"):
-            encoder = (
-                None
-                if request.skip_retriever or request.skip_encoder
-                else train_artifact_encoder(request.out_dir, data_dir, progress=progress, say=say)
-            )
+            encoder = None
+            if request.encoder and not request.skip_retriever:
+                encoder = train_artifact_encoder(
+                    request.out_dir, data_dir, progress=progress, say=say
+                )
+            elif not request.skip_retriever:
+                say("4/7 encoder: not fine-tuned (--encoder to fine-tune it)")
         with clock.stage("reranker"):
             reranker = (
                 None
@@ -221,7 +223,8 @@ def claim(request: CompileRequest) -> None:
 def _current(written: dict[str, Any]) -> dict[str, Any]:
     """``compile.json`` as written, without the optimizer settings since retired, with the
     settings since added at what the compile that wrote it did."""
-    written = {"skip_encoder": False} | written  # before the encoder stage
+    skipped = written.pop("skip_encoder", True)  # before the encoder stage: none trained
+    written = {"encoder": not skipped} | written  # before the encoder was opt-in
     settings = written.get("settings")
     if not isinstance(settings, dict):
         return written

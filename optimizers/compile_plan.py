@@ -41,7 +41,9 @@ class CompileRequest(BaseModel):
     settings: OptimizerSettings
     calibration: list[str] | None = None
     skip_retriever: bool = False
-    skip_encoder: bool = False
+    encoder: bool = False
+    """Fine-tune the encoder (opt-in: its gain on held-out companies is not yet shown, and
+    an index must be embedded by it anew for it to act)."""
 
     def public(self) -> dict[str, Any]:
         """The request as the JSON of ``compile.json``: backbones as their strings, the API
@@ -56,7 +58,7 @@ class CompileRequest(BaseModel):
             "settings": self.settings.model_dump(mode="json"),
             "calibration": self.calibration,
             "skip_retriever": self.skip_retriever,
-            "skip_encoder": self.skip_encoder,
+            "encoder": self.encoder,
         }
 
 
@@ -141,7 +143,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
             specs = ", ".join([*s.open_dev, *s.open_pages, *s.open_confirm])
             open_index, open_skipped = None, f"{specs}: {missing}"
             open_dev = open_pages = open_confirm = []
-    encoder = None if request.skip_retriever or request.skip_encoder else _encoder_cost()
+    encoder = _encoder_cost() if request.encoder and not request.skip_retriever else None
     cost = estimate(
         s,
         train=len(train),

@@ -96,12 +96,13 @@ def add_parser(commands: Commands) -> None:
         "compiled program on dev, the retrieval steps on the open-corpus questions)",
     )
     run.add_argument(
-        "--skip-retriever", action="store_true", help="do not train the reranker or the encoder"
+        "--skip-retriever", action="store_true", help="do not train the reranker (nor the encoder)"
     )
     run.add_argument(
-        "--skip-encoder",
+        "--encoder",
         action="store_true",
-        help="do not fine-tune the encoder (skipped anyway without the train extra)",
+        help="also fine-tune the encoder on what the search serves (needs the train extra; "
+        "an index embedded by it, `filingqa index --program`, is what it then acts on)",
     )
     run.add_argument("--data-dir", help="evaluation data dir (default: $FILINGQA_DATA_DIR)")
     run.add_argument(
@@ -147,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=settings,
         calibration=args.calibration or None,
         skip_retriever=args.skip_retriever,
-        skip_encoder=args.skip_encoder,
+        encoder=args.encoder,
     )
     data_dir = Path(args.data_dir) if args.data_dir else None
     plan = plan_compile(request, data_dir)

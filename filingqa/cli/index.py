@@ -78,7 +78,7 @@ def _artifact_encoder(program: Path) -> Path:
     folder = artifact_encoder(program)
     if folder is None:
         raise ValueError(
-            f"{program}: its compile trained no encoder (compiled with --skip-encoder or "
+            f"{program}: its compile trained no encoder (compiled without --encoder or "
             "without the train extra); index without --program"
         )
     return folder

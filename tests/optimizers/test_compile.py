@@ -284,10 +284,26 @@ def test_a_compile_started_with_since_retired_settings_resumes(
     written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
     written["settings"] |= {"trials": 0, "minibatch_size": 10}  # mipro's, before it left
     del written["settings"]["confirm"]  # before the confirmation: none
+    del written["encoder"]
+    written["skip_encoder"] = True  # before the encoder was opt-in: none fine-tuned
     (out / "compile.json").write_text(json.dumps(written))
     lm = rule_lm()
     assert compile_small(data_dir, out, lm).after.accuracy == 1.0
     assert lm.engine.calls == 0
+
+
+def test_a_compile_that_fine_tuned_the_encoder_by_default_resumes_only_with_it(
+    compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
+) -> None:
+    baseline, _ = compiled
+    out = tmp_path / "encoded" / baseline.name
+    shutil.copytree(baseline, out)
+    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
+    del written["encoder"]
+    written["skip_encoder"] = False  # when the encoder was fine-tuned unless skipped
+    (out / "compile.json").write_text(json.dumps(written))
+    with pytest.raises(ValueError, match=r"other settings \(encoder differ\)"):
+        compile_small(data_dir, out)
 
 
 def test_manifest_never_holds_secrets(
