@@ -275,17 +275,22 @@ def test_other_settings_in_the_same_out_dir_are_refused(
         compile_small(data_dir, out, teacher_lm="other/model")
 
 
+def older_compile(baseline: Path, folder: Path, skip_encoder: bool) -> tuple[Path, dict]:
+    """A copy of ``baseline`` in ``folder`` whose ``compile.json`` predates the opt-in
+    encoder (``skip_encoder`` instead of ``encoder``), and that file's settings."""
+    out = folder / baseline.name
+    shutil.copytree(baseline, out)
+    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
+    del written["encoder"]
+    return out, written | {"skip_encoder": skip_encoder}
+
+
 def test_a_compile_started_with_since_retired_settings_resumes(
     compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
 ) -> None:
-    baseline, _ = compiled
-    out = tmp_path / "older" / baseline.name
-    shutil.copytree(baseline, out)
-    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
+    out, written = older_compile(compiled[0], tmp_path / "older", skip_encoder=True)
     written["settings"] |= {"trials": 0, "minibatch_size": 10}  # mipro's, before it left
     del written["settings"]["confirm"]  # before the confirmation: none
-    del written["encoder"]
-    written["skip_encoder"] = True  # before the encoder was opt-in: none fine-tuned
     (out / "compile.json").write_text(json.dumps(written))
     lm = rule_lm()
     assert compile_small(data_dir, out, lm).after.accuracy == 1.0
@@ -295,12 +300,7 @@ def test_a_compile_started_with_since_retired_settings_resumes(
 def test_a_compile_that_fine_tuned_the_encoder_by_default_resumes_only_with_it(
     compiled: tuple[Path, int], data_dir: Path, tmp_path: Path
 ) -> None:
-    baseline, _ = compiled
-    out = tmp_path / "encoded" / baseline.name
-    shutil.copytree(baseline, out)
-    written = json.loads((out / "compile.json").read_text()) | {"out_dir": str(out)}
-    del written["encoder"]
-    written["skip_encoder"] = False  # when the encoder was fine-tuned unless skipped
+    out, written = older_compile(compiled[0], tmp_path / "encoded", skip_encoder=False)
     (out / "compile.json").write_text(json.dumps(written))
     with pytest.raises(ValueError, match=r"other settings \(encoder differ\)"):
         compile_small(data_dir, out)
