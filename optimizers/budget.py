@@ -263,8 +263,7 @@ def estimate(
     the pick votes, at :data:`SEARCHED_VOTES_ANSWERS` (the stage's start votes once, so its
     other candidates cost what they cost after the uncompiled program; a voting structure's
     confirmation, never chosen in a compile yet, is not priced). The router's confirmation
-    is priced on the share
-    :data:`ROUTED_OTHERWISE` of the draw. When the
+    is priced on the share :data:`ROUTED_OTHERWISE` of the draw. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
     loops too of the ``calibration_looped`` questions its keyword rule sent through the loop. The

@@ -154,7 +154,7 @@ def run_compile(
         say(f"    {after.describe()}; {kept.selection.describe()}")
         with clock.stage("encoder"):
             encoder = None
-            if request.encoder and not request.skip_retriever:
+            if request.fine_tunes_encoder:
                 encoder = train_artifact_encoder(
                     request.out_dir, data_dir, progress=progress, say=say
                 )
@@ -223,8 +223,9 @@ def claim(request: CompileRequest) -> None:
 def _current(written: dict[str, Any]) -> dict[str, Any]:
     """``compile.json`` as written, without the optimizer settings since retired, with the
     settings since added at what the compile that wrote it did."""
-    skipped = written.pop("skip_encoder", True)  # before the encoder stage: none trained
-    written = {"encoder": not skipped} | written  # before the encoder was opt-in
+    skipped = written.get("skip_encoder", True)  # before the encoder stage: none trained
+    opted = {"encoder": not skipped}  # before the encoder was opt-in
+    written = opted | {k: v for k, v in written.items() if k != "skip_encoder"}
     settings = written.get("settings")
     if not isinstance(settings, dict):
         return written

@@ -45,6 +45,11 @@ class CompileRequest(BaseModel):
     """Fine-tune the encoder (opt-in: its gain on held-out companies is not yet shown, and
     an index must be embedded by it anew for it to act)."""
 
+    @property
+    def fine_tunes_encoder(self) -> bool:
+        """Whether the compile fine-tunes the encoder (asked, and the retriever trained)."""
+        return self.encoder and not self.skip_retriever
+
     def public(self) -> dict[str, Any]:
         """The request as the JSON of ``compile.json``: backbones as their strings, the API
         base without credentials."""
@@ -143,7 +148,7 @@ def plan_compile(request: CompileRequest, data_dir: Path | None = None) -> Compi
             specs = ", ".join([*s.open_dev, *s.open_pages, *s.open_confirm])
             open_index, open_skipped = None, f"{specs}: {missing}"
             open_dev = open_pages = open_confirm = []
-    encoder = _encoder_cost() if request.encoder and not request.skip_retriever else None
+    encoder = _encoder_cost() if request.fine_tunes_encoder else None
     cost = estimate(
         s,
         train=len(train),
