@@ -301,7 +301,9 @@ def test_ask_program_answers_over_the_index_with_the_artifacts_structure(
     artifact = Path(__file__).resolve().parents[1] / "artifacts" / "qwen-local"
     assert main(["ask", "What was FCF?", "--company", "Acme", "--program", str(artifact)]) == 0
     program = index_answers[0]["program"]
-    assert program.manifest.program_options["samples"] == 5 and program.form.choice == "guess"
+    options = program.manifest.program_options
+    assert program.pot.samples == options["samples"]
+    assert program.form.choice == options["answer_forms"]
 
 
 def test_ask_answers_with_the_shipped_artifact_compiled_for_the_backbone_by_default(
