@@ -9,6 +9,7 @@ estimate is printed, :func:`re_estimate` on stage 1's answers after it.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, computed_field
@@ -43,7 +44,8 @@ OPEN_CALLS_PER_QUESTION = 5.2
 SEARCHED_VOTES_ANSWERS = 2.2
 """An answer over an index voting as a compiled pick votes (five, in both compiles' picks
 before the gold-context selection weighed cost), in answers voting once: the open-corpus
-stage's candidate of a pick that votes."""
+stage's candidate of a pick that votes, priced at the share of the structure search's
+candidates that vote (:func:`voting_share`)."""
 OPEN_FRESH_SHARE: dict[str, float] = {
     "curation": 0.03,
     "query_writing": 0.6,
@@ -66,10 +68,9 @@ PAGE_CHECK_VARIANT_CALLS = 1.0
 """The fresh calls per question of the page check's other structures together: one set of
 hypothetical passages of another length (the rest repeat the start's requests or write no
 queries)."""
-PICK_ANSWERS = 2.8
-"""A compiled program's answer over gold context in answers of the uncompiled program: the
-committed artifact's pick took 2.8 times the uncompiled program's seconds on the TAT-QA
-report questions (its votes decoded; docs/experiments.md)."""
+PROMPT_PICK_SHARE = 1.0
+"""A prompt optimizer's pick's answer in fresh answers of the uncompiled program: its
+prompts differ, so none of its requests repeats the start's."""
 ROUTED_OTHERWISE = 0.25
 """The share of the confirmation questions the trained router sends another way than the
 loop policy (each answered in a single pass and in the full loop): a guess until a compile
@@ -218,25 +219,59 @@ def _optimizer_calls(
     return optimizer.stage_calls(s, train, dev, per_question), optimizer.demo_stages, demos
 
 
+def _candidates(s: OptimizerSettings) -> list[Structure]:
+    """The structure search's candidates from the default start."""
+    return candidates(Structure(), LOCAL_SPACE, worked_examples=bool(s.pool))
+
+
+def _candidate_costs(s: OptimizerSettings) -> list[float]:
+    """The structure search's candidates' answers in fresh answers of the start (weighted
+    by :func:`~filingqa.optimizers.structure_search.fresh_cost`), cheapest first; the best
+    changes combined cost as much as the costliest single change."""
+    singles = [fresh_cost(c, Structure()) for c in _candidates(s)]
+    return sorted([max(singles, default=1.0), *singles])
+
+
+def _survivor_cost(costs: Sequence[float], alive: int) -> float:
+    """A survivor's expected answer when ``alive`` of the candidates priced ``costs``
+    (cheapest first) go on. Which survive is known only once they are scored: halfway
+    between all candidates' mean (accuracy unrelated to cost) and the cheapest ``alive``'s
+    (every candidate tied, the ranking breaking ties by LM calls)."""
+    return (sum(costs) / len(costs) + sum(costs[:alive]) / alive) / 2
+
+
 def search_answers(s: OptimizerSettings, dev: int) -> float:
-    """The structure search's answers in fresh answers of the start (each candidate's
-    weighted by :func:`~filingqa.optimizers.structure_search.fresh_cost`): every candidate
-    at the first rung, the best ``1/eta`` at each later one. Which survive is known only
-    once they are scored, and the options that cost more are those meant to buy accuracy,
-    so a survivor is costed halfway between the candidates' mean and the costliest
-    survivors'; the best changes combined cost as much as the costliest single change."""
-    start = Structure()
-    found = candidates(start, LOCAL_SPACE, worked_examples=bool(s.pool))
-    singles = [fresh_cost(c, start) for c in found]
-    costs = sorted([max(singles, default=1.0), *singles], reverse=True)
-    mean = sum(costs) / len(costs)
+    """The structure search's answers in fresh answers of the start: every candidate at
+    the first rung, the best ``1/eta`` at each later one, each survivor priced by
+    :func:`_survivor_cost`."""
+    costs = _candidate_costs(s)
     answered, previous, alive = 0.0, 0, len(costs)
     for rung, size in enumerate(rung_sizes(dev, s.first_rung or dev, s.eta)):
-        costliest = sum(costs[:alive]) / alive
-        each = sum(costs) if rung == 0 else alive * (mean + costliest) / 2
+        each = sum(costs) if rung == 0 else alive * _survivor_cost(costs, alive)
         answered += each * (size - previous)
         alive, previous = max(1, math.ceil(alive / s.eta)), size
     return answered
+
+
+def pick_share(s: OptimizerSettings) -> float:
+    """The compiled pick's answer in fresh answers of the uncompiled program, beside whose
+    answers it runs: the structure search's last survivor's
+    (:func:`_survivor_cost`; the requests it shares with the start are the cache's), a
+    prompt optimizer's :data:`PROMPT_PICK_SHARE`."""
+    if s.optimizer != STRUCTURE:
+        return PROMPT_PICK_SHARE
+    return _survivor_cost(_candidate_costs(s), 1)
+
+
+def voting_share(s: OptimizerSettings) -> float:
+    """The share of the structure search's candidates that vote more than the start (the
+    best changes combined among them when any does): how likely a pick is to vote. A
+    prompt optimizer's pick keeps the start's one vote."""
+    if s.optimizer != STRUCTURE:
+        return 0.0
+    found = _candidates(s)
+    voting = sum(c.samples > Structure().samples for c in found)
+    return (voting + (1 if voting else 0)) / (len(found) + 1)
 
 
 def estimate(
@@ -259,24 +294,26 @@ def estimate(
     drawn, and ``reranker`` and ``encoder`` training (None: skipped), at the assumed speed.
     The total prices the uncompiled program kept; apart from it (``if_compiled``), what the
     compiled program's going on adds: its confirmation (both programs answer the draw, the
-    compiled one at :data:`PICK_ANSWERS`) and the open-corpus stage's candidate voting as
-    the pick votes, at :data:`SEARCHED_VOTES_ANSWERS` (the stage's start votes once, so its
-    other candidates cost what they cost after the uncompiled program; a voting structure's
-    confirmation, never chosen in a compile yet, is not priced). The router's confirmation
+    compiled one at :func:`pick_share`) and the open-corpus stage's candidate voting as
+    the pick votes, at :data:`SEARCHED_VOTES_ANSWERS` times :func:`voting_share` (the
+    stage's start votes once, so its other candidates cost what they cost after the
+    uncompiled program; a voting structure's confirmation, never chosen in a compile yet,
+    is not priced). The router's confirmation
     is priced on the share :data:`ROUTED_OTHERWISE` of the draw. When the
     calibration questions are the dev draw, the kept module's dev answers hold their single
     passes, which the cache answers; a kept program's (``target`` program) hold the full
     loops too of the ``calibration_looped`` questions its keyword rule sent through the loop. The
     open-corpus stage's ``open_questions`` are counted in calls of :data:`OPEN_CALL_SHAPE`,
     its page check's ``page_questions`` in query-writing calls (:data:`PAGE_CALL_SHAPE`), its
-    confirmation's ``open_confirm`` as if a structure other than the start is chosen: both
-    answer them, each at the start's cost."""
+    confirmation's ``open_confirm`` as if a structure other than the start is chosen: the
+    start answers them, and the chosen one at an option's mean share of
+    :data:`OPEN_FRESH_SHARE` beside it."""
     per_question = CALLS_PER_QUESTION[settings.target]
     optimizing, slowed, demos = _optimizer_calls(settings, train, dev, per_question)
     stages = {"dev score before": dev * per_question, **optimizing}
     if_compiled: dict[str, float] = {}
     if confirm:
-        if_compiled["confirmation"] = confirm * per_question * (1 + PICK_ANSWERS)
+        if_compiled["confirmation"] = confirm * per_question * (1 + pick_share(settings))
     # the full loop's first pass repeats the single pass's requests
     single = 0.0 if calibration_is_dev else CALLS_PER_QUESTION["pot"]
     ran_loops = calibration_is_dev and settings.target == "program"
@@ -292,11 +329,12 @@ def estimate(
         stages["open-corpus pages"] = checks
         shapes["open-corpus pages"] = PAGE_CALL_SHAPE
     if open_confirm:
-        stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * 2
+        chosen = statistics.mean(OPEN_FRESH_SHARE.values())
+        stages["open confirmation"] = open_confirm * OPEN_CALLS_PER_QUESTION * (1 + chosen)
         shapes["open confirmation"] = OPEN_CALL_SHAPE
-    if open_questions:
-        votes = open_questions * OPEN_CALLS_PER_QUESTION * (SEARCHED_VOTES_ANSWERS - 1)
-        if_compiled["open-corpus votes"] = votes
+    votes = (SEARCHED_VOTES_ANSWERS - 1) * voting_share(settings)
+    if open_questions and votes:
+        if_compiled["open-corpus votes"] = open_questions * OPEN_CALLS_PER_QUESTION * votes
         shapes["open-corpus votes"] = OPEN_CALL_SHAPE
     stages["router labels"] = calibration * single + (calibration - looped) * LOOP_CALLS
     if confirm:

@@ -13,14 +13,16 @@ from filingqa.optimizers.budget import (
     PAGE_CALL_SHAPE,
     PAGE_CHECK_CALLS,
     PAGE_CHECK_VARIANT_CALLS,
-    PICK_ANSWERS,
+    PROMPT_PICK_SHARE,
     REFERENCE_SPEEDS,
     SEARCHED_VOTES_ANSWERS,
     Timing,
     call_seconds,
     estimate,
+    pick_share,
     re_estimate,
     search_answers,
+    voting_share,
 )
 from filingqa.optimizers.presets import preset
 
@@ -113,6 +115,35 @@ def test_the_estimate_counts_every_rung() -> None:
     assert search_answers(no_pool, 40) < large  # no worked-example candidates
 
 
+def test_a_survivor_and_the_pick_are_priced_between_the_mean_and_the_cheapest() -> None:
+    settings = preset("structure", "light", local=True)
+    # rungs of 5, 20 and 40 questions: every candidate (13 and the best changes combined)
+    # answers the first 5, 4 survivors the next 15, one the last 20
+    assert (settings.first_rung, settings.eta) == (5, 4)
+    every = search_answers(settings.model_copy(update={"first_rung": 40}), 40) / 40
+    mean = every / 14
+    survivors = search_answers(settings, 40) - 5 * every
+    # the ranking breaks accuracy ties by LM calls: a survivor costs less than the mean
+    assert 0 < survivors < mean * (4 * 15 + 20)
+    assert 0 < pick_share(settings) < mean
+    assert voting_share(settings) == pytest.approx(2 / 14)  # five votes, and combined
+    prompts = preset("bootstrap-rs", "light", local=True)
+    assert pick_share(prompts) == PROMPT_PICK_SHARE and voting_share(prompts) == 0.0
+    sized = partial(estimate, prompts, train=20, dev=40, calibration=12, local=True)
+    assert "open-corpus votes" not in sized(confirm=40, open_questions=12).if_compiled
+
+
+def test_the_open_confirmation_prices_the_chosen_structure_beside_the_start() -> None:
+    settings = preset("structure", "light", local=True)
+    priced = estimate(
+        settings, train=0, dev=40, calibration=12, local=True, open_questions=12, open_confirm=12
+    )
+    share = sum(OPEN_FRESH_SHARE.values()) / len(OPEN_FRESH_SHARE)
+    assert priced.calls["open confirmation"] == math.ceil(
+        12 * OPEN_CALLS_PER_QUESTION * (1 + share)
+    )
+
+
 def test_router_labels_count_only_the_loops_the_search_did_not_run() -> None:
     settings = preset("structure", "light", local=True)
     sized = partial(estimate, settings, train=0, dev=40, calibration=12, local=True)
@@ -160,14 +191,15 @@ def test_what_the_compiled_program_going_on_costs_is_priced_apart_from_the_total
         sized(confirm=40, open_questions=12, open_confirm=12),
     )
     assert "confirmation" not in confirmed.calls
-    assert confirmed.if_compiled["confirmation"] == math.ceil(40 * 1.8 * (1 + PICK_ANSWERS))
+    pick = pick_share(settings)
+    assert confirmed.if_compiled["confirmation"] == math.ceil(40 * 1.8 * (1 + pick))
     each = confirmed.seconds_per_call / 60
     # the total adds only the router's confirmation, which runs whichever program is kept
     router = confirmed.calls["router confirmation"]
     assert confirmed.minutes == pytest.approx(alone.minutes + router * each)
     # the open-corpus stage starts a voting pick at one vote: only its votes' candidate adds
     votes = confirmed.if_compiled["open-corpus votes"]
-    extra = SEARCHED_VOTES_ANSWERS - 1
+    extra = (SEARCHED_VOTES_ANSWERS - 1) * voting_share(settings)
     assert votes == math.ceil(12 * OPEN_CALLS_PER_QUESTION * extra)
     assert votes < confirmed.calls["open-corpus search"] / 2
     added = confirmed.minutes_if_compiled - confirmed.minutes
