@@ -6,7 +6,8 @@ Filings print outflows and losses in parentheses ("Purchases of property and equ
 finds each subtraction whose right side is a negative number (a literal, or a name assigned
 one literal) whose magnitude the evidence shows in parentheses, while the left side is not
 known to be negative. Questions about a change between periods are exempt: subtracting last
-year's loss from this year's figure is the right computation there.
+year's loss from this year's figure is the right computation there. :func:`sign_repaired`
+applies the fix the check asks for in code: each such right side subtracted as its magnitude.
 """
 
 from __future__ import annotations
@@ -29,27 +30,23 @@ def subtracted_negatives(program: str, evidence: str, question: str) -> list[flo
     Empty when the question asks for a change, when the program does not parse, or when
     nothing suspicious is found.
     """
-    if asks_for_change(question):
-        return []
-    try:
-        tree = ast.parse(program)
-    except SyntaxError:
-        return []
-    shown = _parenthesised(evidence)
-    if not shown:
-        return []
-    bindings = _literal_bindings(tree)
-    found: list[float] = []
-    for left, right in _subtractions(tree):
-        subtracted = _value(right, bindings)
-        if subtracted is None or subtracted >= 0:
-            continue
-        minuend = _value(left, bindings)
-        if minuend is not None and minuend < 0:
-            continue
-        if any(math.isclose(-subtracted, figure, rel_tol=1e-9) for figure in shown):
-            found.append(-subtracted)
-    return sorted(set(found))
+    return sorted({magnitude for _, magnitude in _slips(program, evidence, question)})
+
+
+def sign_repaired(program: str, evidence: str, question: str) -> str | None:
+    """``program`` with each negative that :func:`subtracted_negatives` finds subtracted as
+    its magnitude (``812.4 - (-412.6)`` becomes ``812.4 - (abs(-412.6))``), or None when
+    nothing is found. Only the subtractions' right sides change; the rest of the text stays
+    as written."""
+    slips = _slips(program, evidence, question)
+    if not slips:
+        return None
+    source = program.encode("utf-8")
+    starts = _line_starts(source)
+    for node, _ in sorted(slips, key=lambda slip: _span(slip[0], starts), reverse=True):
+        begin, end = _span(node, starts)
+        source = source[:begin] + b"abs(" + source[begin:end] + b")" + source[end:]
+    return source.decode("utf-8")
 
 
 def asks_for_change(question: str) -> bool:
@@ -65,6 +62,46 @@ def sign_feedback(magnitudes: list[float]) -> str:
         "negative amount; the program makes it negative and then subtracts it, so the amount "
         "is added instead. Apply its sign once: subtract the plain number, or add the "
         "negative one."
+    )
+
+
+def _slips(program: str, evidence: str, question: str) -> list[tuple[ast.expr, float]]:
+    """Each subtraction's right side that is a negative parenthesised evidence figure while
+    its left side is not known to be negative, with that figure's magnitude."""
+    if asks_for_change(question):
+        return []
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return []
+    shown = _parenthesised(evidence)
+    if not shown:
+        return []
+    bindings = _literal_bindings(tree)
+    found: list[tuple[ast.expr, float]] = []
+    for left, right in _subtractions(tree):
+        subtracted = _value(right, bindings)
+        if subtracted is None or subtracted >= 0:
+            continue
+        minuend = _value(left, bindings)
+        if minuend is not None and minuend < 0:
+            continue
+        if any(math.isclose(-subtracted, figure, rel_tol=1e-9) for figure in shown):
+            found.append((right, -subtracted))
+    return found
+
+
+def _line_starts(source: bytes) -> list[int]:
+    """The byte offset at which each line of ``source`` starts."""
+    return [0, *(index + 1 for index, byte in enumerate(source) if byte == ord("\n"))]
+
+
+def _span(node: ast.expr, starts: list[int]) -> tuple[int, int]:
+    """``node``'s byte offsets in the source (the syntax tree counts columns in bytes)."""
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    return (
+        starts[node.lineno - 1] + node.col_offset,
+        starts[node.end_lineno - 1] + node.end_col_offset,
     )
 
 

@@ -10,7 +10,7 @@ import dspy
 from pydantic import BaseModel
 
 from filingqa.checks.cell_check import cell_feedback, misreads
-from filingqa.checks.sign_check import sign_feedback, subtracted_negatives
+from filingqa.checks.sign_check import sign_feedback, sign_repaired, subtracted_negatives
 from filingqa.checks.table_rows import linearize_tables
 from filingqa.lm.code_adapter import FencedCodeAdapter
 from filingqa.lm.parallel_samples import sampled_together
@@ -53,7 +53,9 @@ class ProgramOfThought(dspy.Module):
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
-    parentheses (:mod:`~filingqa.checks.sign_check`); with ``check_cells`` one whose figures
+    parentheses (:mod:`~filingqa.checks.sign_check`), revised in code when the repaired
+    program runs (:func:`~filingqa.checks.sign_check.sign_repaired`, no LM call) and by the
+    LM otherwise; with ``check_cells`` one whose figures
     come from rows or year columns the question does not ask about, told which cells it
     should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare PoT
     stays the bare prompt).
@@ -205,7 +207,7 @@ class ProgramOfThought(dspy.Module):
         """Whether ``attempt`` ran and every check switched on passes it (no call needed)."""
         ok = attempt.execution.ok
         return ok and not any(
-            check(attempt.program, task.evidence, task.question)[0] for check in self._checks()
+            check.find(attempt.program, task.evidence, task.question)[0] for check in self._checks()
         )
 
     def _solve(self, task: _Task, first: Attempt) -> list[Attempt]:
@@ -228,17 +230,23 @@ class ProgramOfThought(dspy.Module):
 
     def _checks(self) -> list[_Check]:
         """The checks switched on, in the order they run: signs, then cells."""
-        switched = [(self.check_signs, _sign_slips), (self.check_cells, _cell_misreads)]
+        switched = [(self.check_signs, _SIGN_CHECK), (self.check_cells, _CELL_CHECK)]
         return [check for on, check in switched if on]
 
     def _checked_revision(self, task: _Task, last: Attempt, check: _Check) -> list[Attempt]:
-        """One revision of a program that ran but that ``check`` finds fault with (given its
-        reason); kept only when the revision runs and the check finds fewer faults in it."""
+        """One revision of a program that ran but that ``check`` finds fault with: the
+        check's own repair in code when it has one, else the LM's given the check's reason;
+        kept only when the revision runs and the check finds fewer faults in it."""
         if not last.execution.ok:
             return []
-        faults, reason = check(last.program, task.evidence, task.question)
+        faults, reason = check.find(last.program, task.evidence, task.question)
         if not faults:
             return []
+        repaired = check.repair(last.program, task.evidence, task.question)
+        if repaired is not None:
+            attempt = self._run(repaired, task.sample)
+            if _fewer_faults(attempt, check, task, faults):
+                return [attempt]
         program = self.revise_program(
             question=task.question,
             evidence=task.evidence,
@@ -248,9 +256,7 @@ class ProgramOfThought(dspy.Module):
             config=task.config,
         ).program
         revised = self._run(program, task.sample)
-        if revised.execution.ok and check(program, task.evidence, task.question)[0] < faults:
-            return [revised]
-        return []
+        return [revised] if _fewer_faults(revised, check, task, faults) else []
 
     def _run(self, program: str, sample: int) -> Attempt:
         execution = run_python(program, self.limits)
@@ -267,7 +273,13 @@ class _Task(NamedTuple):
     sample: int
 
 
-_Check = Callable[[str, str, str], tuple[int, str]]
+class _Check(NamedTuple):
+    """A check on a program that ran: ``find`` gives its faults (a count) and the reason to
+    give the LM; ``repair`` the program mended in code, or None when code cannot mend it.
+    Both take the program, the evidence and the question."""
+
+    find: Callable[[str, str, str], tuple[int, str]]
+    repair: Callable[[str, str, str], str | None]
 
 
 def _sample_config(sample: int) -> dict[str, Any]:
@@ -291,6 +303,21 @@ def _cell_misreads(program: str, evidence: str, question: str) -> tuple[int, str
     columns the question does not ask about, and the reason to give."""
     found = misreads(program, evidence, question)
     return len(found), cell_feedback(found) if found else ""
+
+
+def _no_repair(program: str, evidence: str, question: str) -> None:
+    """A check with no repair in code: the LM revises."""
+    return None
+
+
+_SIGN_CHECK = _Check(_sign_slips, sign_repaired)
+_CELL_CHECK = _Check(_cell_misreads, _no_repair)
+
+
+def _fewer_faults(attempt: Attempt, check: _Check, task: _Task, faults: int) -> bool:
+    """Whether ``attempt`` ran and ``check`` finds fewer than ``faults`` faults in it."""
+    found = check.find(attempt.program, task.evidence, task.question)[0]
+    return attempt.execution.ok and found < faults
 
 
 def _majority(finals: list[Attempt]) -> tuple[Attempt, int]:

@@ -1,4 +1,4 @@
-from filingqa.checks.sign_check import sign_feedback, subtracted_negatives
+from filingqa.checks.sign_check import sign_feedback, sign_repaired, subtracted_negatives
 
 CASH_FLOW = (
     "| | 2024 | 2023 |\n"
@@ -51,3 +51,41 @@ def test_feedback_names_the_figure_and_the_fix() -> None:
     text = sign_feedback([412.6])
     assert "(412.6)" in text
     assert "subtract the plain number" in text
+
+
+def test_the_repair_subtracts_each_slip_as_its_magnitude_and_keeps_the_rest() -> None:
+    program = (
+        "# free cash flow\n"
+        "cfo = 812.4  # operating\n"
+        "capex = -412.6\n"
+        "fcf = cfo - capex\n"
+        "fcf -= -390.2\n"
+        "result = fcf - (-412.6)"
+    )
+    assert sign_repaired(program, CASH_FLOW, FCF) == (
+        "# free cash flow\n"
+        "cfo = 812.4  # operating\n"
+        "capex = -412.6\n"
+        "fcf = cfo - abs(capex)\n"
+        "fcf -= abs(-390.2)\n"
+        "result = fcf - (abs(-412.6))"
+    )
+
+
+def test_the_repair_counts_columns_in_bytes_past_non_ascii_text() -> None:
+    program = 'label = "€ millions"; result = 812.4 - -412.6'
+    assert sign_repaired(program, CASH_FLOW, FCF) == (
+        'label = "€ millions"; result = 812.4 - abs(-412.6)'
+    )
+
+
+def test_the_repaired_program_passes_the_check() -> None:
+    repaired = sign_repaired("result = 812.4 - (-412.6)", CASH_FLOW, FCF)
+    assert repaired is not None
+    assert subtracted_negatives(repaired, CASH_FLOW, FCF) == []
+
+
+def test_nothing_to_repair_gives_none() -> None:
+    assert sign_repaired("result = 812.4 - 412.6", CASH_FLOW, FCF) is None
+    question = "What was the change in purchases of property and equipment from 2023 to 2024?"
+    assert sign_repaired("result = 812.4 - (-412.6)", CASH_FLOW, question) is None

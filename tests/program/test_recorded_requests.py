@@ -213,7 +213,7 @@ def cases() -> dict[str, tuple[list[Rule], dict[str, Any]]]:
                 "options": {"hypotheses": 0},
             },
         ),
-        "search, the sign check sends a subtraction back": (
+        "search, the sign check mends a subtraction in code": (
             [
                 (replies.AMBIGUITY, NO_AMBIGUITY),
                 (replies.REWRITE, {"company": "Acme", "period": "FY2024", "variants": []}),
@@ -222,7 +222,6 @@ def cases() -> dict[str, tuple[list[Rule], dict[str, Any]]]:
                     replies.CURATE,
                     {"keep": [1, 2], "answerable": True, "missing": "", "complementary_query": ""},
                 ),
-                (replies.REVISE, fenced("result = 812.4 + (-412.6)")),
                 (replies.WRITE, fenced("result = 812.4 - -412.6")),
             ],
             {
