@@ -53,12 +53,12 @@ class ProgramOfThought(dspy.Module):
 
     Two checks may send a program that ran back for one revision, kept only when it has
     fewer faults: with ``check_signs`` one that subtracts a figure the evidence prints in
-    parentheses (:mod:`~filingqa.checks.sign_check`), revised in code when the repaired
-    program runs (:func:`~filingqa.checks.sign_check.sign_repaired`, no LM call) and by the
-    LM otherwise; with ``check_cells`` one whose figures
-    come from rows or year columns the question does not ask about, told which cells it
-    should have used (:mod:`~filingqa.checks.cell_check`; off by default so that bare PoT
-    stays the bare prompt).
+    parentheses (:mod:`~filingqa.checks.sign_check`), mended in code when the mended program
+    runs (:func:`~filingqa.checks.sign_check.sign_repaired`, no LM call) and by the LM
+    otherwise; with ``check_cells`` one whose figures come from rows or year columns the
+    question does not ask about, told which cells it should have used
+    (:mod:`~filingqa.checks.cell_check`; off by default so that bare PoT stays the bare
+    prompt).
 
     With ``worked_examples`` and ``examples_per_question`` > 0 the first programs are
     written after that many solved questions nearest the question
