@@ -77,3 +77,12 @@ def test_empty_input_writes_only_a_summary() -> None:
     summary, results = _run([], StrictJudge())
     assert results == [{"summary": summary.model_dump()}]
     assert summary.count == 0
+
+
+def test_a_line_without_a_scale_takes_the_one_its_question_asks() -> None:
+    capex = "What was 3M's FY2018 capital expenditure? Answer in USD millions."
+    line = {"question": capex, "gold": "$1,577.00", "prediction": "$1.577 billion"}
+    lines = [json.dumps(line), json.dumps(line | {"scale": ""})]
+    _, results = _run(lines, StrictJudge(lm=None))
+    assert [r["score"] for r in results[:2]] == [1.0, 0.0]
+    assert "same value in base units" in results[0]["reason"]
