@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import dspy
 
+from filingqa.core.numbers import asked_scale
 from filingqa.lm.backbone import adapter_for
 from filingqa.metrics.category import resolve_category
 from filingqa.metrics.exact import exact_verdict
@@ -72,8 +73,12 @@ class StrictJudge:
         scale: str | None = None,
         unit: str | None = None,
     ) -> Verdict:
-        """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None."""
+        """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None,
+        and ``scale`` (the gold's) if None is the one the question asks (``Answer in USD
+        millions``), as the dataset loaders read it."""
         gold_text, predicted = as_text(gold), as_text(prediction)
+        if scale is None:
+            scale = asked_scale(as_text(question))
         if says_not_indexed(predicted):
             return Verdict(score=0, reason="pre-check: answered not in the index", stage="precheck")
         category = resolve_category(answer_type, gold_text)

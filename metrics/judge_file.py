@@ -1,9 +1,8 @@
 """Judge a JSONL file of answers: one result line per input line, then a summary line.
 
 Input lines are objects with ``question``, ``gold`` and ``prediction`` (optional
-``answer_type``, ``scale``, ``unit``, ``id``); a list gold is judged joined with ``"; "``, and
-a line without a ``scale`` takes the one its question asks (``Answer in USD millions``), as
-the dataset loaders read it.
+``answer_type``, ``scale``, ``unit``, ``id``); a list gold is judged joined with ``"; "`` (a line
+without ``scale``: see :meth:`~filingqa.metrics.judge.StrictJudge.judge`).
 Each result line has ``score``, ``reason`` and ``stage`` (and ``id`` when given); a line
 that cannot be judged gets an ``error`` field instead. The last line is
 ``{"summary": {...}}``; its mean is over the judged lines.
@@ -16,9 +15,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from filingqa.core.numbers import asked_scale
 from filingqa.metrics.judge import StrictJudge
 from filingqa.metrics.verdict import Verdict
 
@@ -41,13 +39,6 @@ class JudgeRecord(BaseModel):
     def _join_spans(cls, gold: str | float | list[str]) -> str | float:
         """A multi-span gold (a list) is judged as its items joined by ``"; "``."""
         return "; ".join(gold) if isinstance(gold, list) else gold
-
-    @model_validator(mode="after")
-    def _scale_asked(self) -> JudgeRecord:
-        """No ``scale`` given: the gold is in the scale the question asks, if it asks one."""
-        if self.scale is None:
-            self.scale = asked_scale(self.question)
-        return self
 
 
 class JudgeSummary(BaseModel):
