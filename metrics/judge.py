@@ -73,9 +73,9 @@ class StrictJudge:
         scale: str | None = None,
         unit: str | None = None,
     ) -> Verdict:
-        """Judge one answer; ``answer_type`` (category or dataset name) is inferred if None,
-        and ``scale`` (the gold's) if None is the one the question asks (``Answer in USD
-        millions``), as the dataset loaders read it."""
+        """Judge one answer. ``answer_type`` (category or dataset name) None: inferred;
+        ``scale`` (the gold's) None: the one the question asks (``Answer in USD millions``),
+        as the dataset loaders read it."""
         gold_text, predicted = as_text(gold), as_text(prediction)
         if scale is None:
             scale = asked_scale(as_text(question))

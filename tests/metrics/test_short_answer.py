@@ -205,6 +205,8 @@ QUESTION_AWARE_CASES: list[tuple[str, str, str, str | None, float]] = [
     # a figure with its own scale word still matches the asked scale
     ("How much was the capex? Answer in USD millions.", "$1577.00", "$1.577 billion", "million", 1),
     ("How much was the capex? Answer in USD millions.", "$1577.00", "1,577", "million", 1),
+    # no scale given: the gold is in the scale the question asks
+    ("How much was the capex? Answer in USD millions.", "$1577.00", "$1.577 billion", None, 1),
     # a bare figure is read in the asked scale: no ×1000 shift
     ("How much total assets? Answer in USD millions.", "$59268.00", "59.268", "million", 0),
     (
