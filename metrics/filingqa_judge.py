@@ -27,7 +27,8 @@ Args:
     references: gold answers (strings).
     questions: optional questions, one per item (they tell a ratio, an asked scale, a
         direction question and the terms a span shares with the question).
-    scales: optional record scales ("", "thousand", "million", "billion", "percent").
+    scales: optional record scales ("", "thousand", "million", "billion", "percent"); an
+        item without one takes the scale its question asks.
     units: optional record units (e.g. "percent", "USD").
     answer_types: optional categories or dataset answer types ("number", "span", ...).
 Returns:
