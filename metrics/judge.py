@@ -76,13 +76,12 @@ class StrictJudge:
         """Judge one answer. ``answer_type`` (category or dataset name) None: inferred;
         ``scale`` (the gold's) None: the one the question asks (``Answer in USD millions``),
         as the dataset loaders read it."""
-        gold_text, predicted = as_text(gold), as_text(prediction)
+        gold_text, predicted, asked = as_text(gold), as_text(prediction), as_text(question)
         if scale is None:
-            scale = asked_scale(as_text(question))
+            scale = asked_scale(asked)
         if says_not_indexed(predicted):
             return Verdict(score=0, reason="pre-check: answered not in the index", stage="precheck")
         category = resolve_category(answer_type, gold_text)
-        asked = as_text(question)
         figure = (
             numeric_verdict(gold_text, predicted, scale=scale, unit=unit, question=asked)
             if category == "number"
