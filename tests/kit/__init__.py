@@ -4,5 +4,5 @@
 injected faults) and ``fake_lm`` over it; ``replies``: fenced and chat-format completions,
 FinancialQA's prompt markers and canned replies; ``passages``: a tiny corpus, a search
 handle over a list and what such a handle holds; ``data``: a FinanceBench split on disk
-and judged rows.
+and judged rows; ``clock``: a clock a scripted LM advances, timing the runner's rows.
 """

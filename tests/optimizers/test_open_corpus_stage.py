@@ -1,12 +1,12 @@
 """The compile's open-corpus stage over a small index (fake embedder) with a scripted LM whose
-every call takes the same time: all structures answer right, so the cheapest one the paired
-test cannot tell from the most accurate is kept, and the compile's manifest says so."""
+every call takes the same time on a clock it advances: all structures answer right, so the
+cheapest one the paired test cannot tell from the most accurate is kept, and the compile's
+manifest says so."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import dspy
@@ -40,6 +40,7 @@ from filingqa.retrieval.index.build import build_index
 from filingqa.retrieval.search.pipeline import FilingSearch
 from filingqa.retrieval.search.rerank import Reranker, shipped_artifact_dir
 
+from ..kit.clock import FakeClock, time_rows_by
 from ..kit.data import judged_row
 from ..kit.lm import Rule, marker_lm
 from ..kit.replies import (
@@ -59,6 +60,7 @@ from ..retrieval.filings import fake_embedder, write_filings
 from .compile_fakes import SPLIT, write_data_dir
 
 CALL_SECONDS = 0.03
+CLOCK = FakeClock()
 QUESTIONS = [
     ("What was Acme's total revenue in fiscal 2024?", "$1,250.0 million", 2),
     ("What was Acme's total revenue in fiscal 2023?", "$1,000.0 million", 2),
@@ -119,7 +121,7 @@ def write_financebench(data_dir: Path) -> None:
 
 def slow(reply: object):
     def answer(prompt: str) -> object:
-        time.sleep(CALL_SECONDS)
+        CLOCK.advance(CALL_SECONDS)
         if callable(reply):
             return reply(prompt)
         return reply
@@ -145,6 +147,11 @@ RULES: list[Rule] = [
     (VERIFY, slow(ACCEPT)),
     (EXPLAIN, slow({"quote": "Total revenue"})),
 ]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _timed_by_the_scripted_lm(monkeypatch: pytest.MonkeyPatch) -> None:
+    time_rows_by(CLOCK, monkeypatch)
 
 
 @pytest.fixture
