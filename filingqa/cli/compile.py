@@ -160,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
     judge = get_lm(request.judge_backbone) if request.judge_backbone else None
     clock = CompileClock(args.out, started)
     try:
-        with sigterm_interrupts():
+        with sigterm_interrupts(), clock.ticking():
             print("timing the backbone on the first dev question (stage 1's first answer)")
             plan = measure_speed(plan, lm=lm, judge_lm=judge, progress=not args.quiet, clock=clock)
             print(f"budget estimate:\n{plan.estimate.describe()}", flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -57,3 +58,35 @@ def test_a_stage_that_fails_is_still_timed(tmp_path: Path) -> None:
     except KeyboardInterrupt:
         pass
     assert "optimization" in json.loads((tmp_path / CLOCK_FILE).read_text())["stages"]
+
+
+def test_a_ticking_clock_saves_the_stage_in_progress_for_a_run_killed_outright(
+    tmp_path: Path,
+) -> None:
+    lm = marker_lm([("Q", "A")])
+    clock = CompileClock(tmp_path / "run")
+    killed = tmp_path / "killed"  # the out dir as a SIGKILL would leave it
+    with clock.ticking(every=0.02), clock.counting([lm]), clock.stage("open corpus"):
+        ask(lm, 2)
+        time.sleep(0.2)
+        shutil.copytree(tmp_path / "run", killed)
+    saved = json.loads((killed / CLOCK_FILE).read_text())
+    assert saved["stages"]["open corpus"]["lm_calls"] == 2
+    assert saved["stages"]["open corpus"]["seconds"] >= 0.1 and saved["runs"][-1] >= 0.1
+    resumed = CompileClock(killed)
+    assert resumed.record.stages["open corpus"].seconds == saved["stages"]["open corpus"]["seconds"]
+    assert resumed.record.runs[:-1] == saved["runs"]
+
+
+def test_a_stage_ended_while_ticking_is_counted_once(tmp_path: Path) -> None:
+    clock = CompileClock(tmp_path)
+    with clock.ticking(every=0.01):
+        with clock.stage("reranker"):
+            time.sleep(0.1)
+        time.sleep(0.05)  # ticks after the stage: its time stands as it ended
+    seconds = clock.finished().stages["reranker"].seconds
+    assert 0.1 <= seconds < 0.15
+    assert json.loads((tmp_path / CLOCK_FILE).read_text())["stages"]["reranker"]["seconds"] == (
+        seconds
+    )
+    assert not list(tmp_path.glob("*.partial"))
