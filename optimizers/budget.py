@@ -243,11 +243,12 @@ def _survivor_cost(costs: Sequence[float], alive: int) -> float:
 def search_answers(s: OptimizerSettings, dev: int) -> float:
     """The structure search's answers in fresh answers of the start: every candidate at
     the first rung, the best ``1/eta`` at each later one, each survivor priced by
-    :func:`_survivor_cost`."""
+    :func:`_survivor_cost`, and the cheapest not told worse going on beside them, priced as
+    the cheapest candidate."""
     costs = _candidate_costs(s)
     answered, previous, alive = 0.0, 0, len(costs)
     for rung, size in enumerate(rung_sizes(dev, s.first_rung or dev, s.eta)):
-        each = sum(costs) if rung == 0 else alive * _survivor_cost(costs, alive)
+        each = sum(costs) if rung == 0 else alive * _survivor_cost(costs, alive) + costs[0]
         answered += each * (size - previous)
         alive, previous = max(1, math.ceil(alive / s.eta)), size
     return answered

@@ -240,8 +240,8 @@ def describe_plan(plan: CompilePlan, *, with_estimate: bool = True) -> str:
         count = len(candidates(Structure(), LOCAL_SPACE, worked_examples=bool(s.pool)))
         method = (
             f"  {count} structures (+ the best changes combined), successive halving over "
-            f"{' → '.join(map(str, rungs))} dev questions (the best 1/{s.eta} go on); worked "
-            f"examples from {', '.join(s.pool) or 'none'}"
+            f"{' → '.join(map(str, rungs))} dev questions (the best 1/{s.eta} go on, and "
+            f"the cheapest not told worse); worked examples from {', '.join(s.pool) or 'none'}"
         )
     else:
         method = f"  demos ≤ {s.max_demos}, candidates {s.candidates}, threads {s.threads}"

@@ -11,8 +11,9 @@ then the start with every change that beat it, combined.
 Candidates are compared by successive halving on the dev questions, by strict accuracy
 (ties: fewer LM calls, then the earlier candidate, the start first): every candidate answers
 the first ``first_rung`` questions, the best ``1/eta`` of them answer ``eta`` times as
-many, and so on until the survivors have answered every dev question. Of those and the
-start, the pick is the cheapest the paired test cannot tell from the most accurate
+many, and so on until the survivors have answered every dev question; a rung's cheapest
+structure the paired test cannot tell from its most accurate goes on too. Of the last rung's
+and the start, the pick is the cheapest the paired test cannot tell from the most accurate
 (:mod:`~filingqa.optimizers.cost_selection`: a structure that costs more must win more).
 A rung goes question by question, every candidate answering one question before
 the next, so their requests over that question's evidence follow each other and an engine
@@ -344,11 +345,14 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
                     scored += self._score([mixed], valset[:size], state, rung)
             scored.sort(key=_rank)
             final.update({s.structure: s for s in scored})
-            keep = max(1, math.ceil(len(scored) / self.eta)) if rung < len(sizes) - 1 else 1
+            last = rung == len(sizes) - 1
+            keep = len(scored) if last else max(1, math.ceil(len(scored) / self.eta))
             alive = [s.structure for s in scored[:keep]]
             self.say("      " + "; ".join(_describe(s) for s in scored[:keep]))
+            if not last:
+                alive += self._cheapest_going_on(scored, alive, valset[:size], state)
         self.scored = sorted(final.values(), key=lambda s: (-s.rung, *_rank(s)))
-        best = self._cheapest_tied([s.structure for s in scored[:keep]], valset, state)
+        best = self._cheapest_tied(alive, valset, state)
         program = best.build(self.worked_examples)
         program.load_state(state)
         program.structure = best
@@ -360,21 +364,50 @@ class StructureSearch(dspy.teleprompt.Teleprompter):
         """Among the last rung's structures and the start (whose rows the search resumes),
         the cheapest the paired test cannot tell from the most accurate
         (:func:`~filingqa.optimizers.cost_selection.cheapest_tied`)."""
-        contenders = list(dict.fromkeys([*finalists, self.start]))
+        self.verdicts, kept = self._cost_aware(finalists, valset, state, "final")
+        self.say("      cost-aware pick: " + "; ".join(c.describe() for c in self.verdicts))
+        return kept
+
+    def _cheapest_going_on(
+        self,
+        scored: Sequence[ScoredStructure],
+        alive: Sequence[Structure],
+        records: Sequence[QARecord],
+        state: dict[str, Any],
+    ) -> list[Structure]:
+        """The rung's cheapest structure the paired test cannot tell from its most accurate,
+        when the ranking by accuracy did not send it on and it is not the start (which the
+        last rung weighs anyway): halving by accuracy alone would drop the structure the
+        cost-aware pick could keep."""
+        _, cheapest = self._cost_aware([s.structure for s in scored], records, state, "cost")
+        if cheapest in alive or cheapest == self.start:
+            return []
+        self.say(f"      and the cheapest not told worse than the best: {cheapest.key}")
+        return [cheapest]
+
+    def _cost_aware(
+        self,
+        structures: Sequence[Structure],
+        records: Sequence[QARecord],
+        state: dict[str, Any],
+        desc: str,
+    ) -> tuple[list[CostedCandidate], Structure]:
+        """The verdicts of ``structures`` and the start over ``records``, and the structure
+        kept: the cheapest the paired test cannot tell from the most accurate."""
+        contenders = list(dict.fromkeys([*structures, self.start]))
         programs = {s.key: self._program(s, state) for s in contenders}
         rows = answer_by_question(
             programs,
-            valset,
+            records,
             judge=self.judge,
             rows_dir=self.rows_dir,
             mode_of=self.mode_of,
             progress=self.progress,
-            desc="final",
+            desc=desc,
         )
-        self.verdicts = cheapest_tied(rows, self.start.key)
-        self.say("      cost-aware pick: " + "; ".join(c.describe() for c in self.verdicts))
-        kept = next(c.key for c in self.verdicts if c.verdict == "kept")
-        return next(s for s in contenders if s.key == kept)
+        verdicts = cheapest_tied(rows, self.start.key)
+        kept = next(c.key for c in verdicts if c.verdict == "kept")
+        return verdicts, next(s for s in contenders if s.key == kept)
 
     def rows_of(self, structure: Structure) -> Path:
         """Where the rows of ``structure``'s dev answers are kept."""

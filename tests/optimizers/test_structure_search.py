@@ -250,3 +250,46 @@ def test_a_step_answered_from_the_cache_is_priced_at_the_starts_step() -> None:
     assert priced(start, start).seconds == 100.0  # nothing of its own was cached
     assert priced(without_curation, None).seconds == 25.2  # no start row: as measured
     assert [c.seconds for c in priced_rows([without_curation], [start])] == [cost.seconds]
+
+
+def write_rows(
+    rows_dir: Path, structure: Structure, dev: list[QARecord], wrong: set[int], seconds: float
+) -> None:
+    """``structure``'s kept rows over ``dev``: right but for the questions ``wrong``."""
+    rows_dir.mkdir(parents=True, exist_ok=True)
+    rows = [
+        judged_row(id=r.id, score=float(n not in wrong), seconds=seconds) for n, r in enumerate(dev)
+    ]
+    lines = [row.model_dump_json() for row in rows]
+    (rows_dir / f"{structure.key}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_rungs_cheapest_structure_not_told_worse_goes_on_and_can_be_picked(
+    tmp_path: Path, dev: list[QARecord]
+) -> None:
+    always = START.model_copy(update={"loop": "always"})
+    voting = START.model_copy(update={"samples": 3})
+    unchecked = START.model_copy(update={"sign_check": False})
+    # first rung (4 questions): the loop 4/4, the start, the votes and the unchecked 2/4
+    # each; over all 8 the loop 8/8, the start 4/8, the unchecked 6/8 at half its seconds
+    for structure, wrong, seconds in [
+        (START, {0, 1, 4, 5}, 1.0),
+        (always, set(), 3.0),
+        (voting, {0, 1}, 3.0),
+        (unchecked, {0, 1}, 0.5),
+    ]:
+        write_rows(tmp_path / "search", structure, dev[:8], wrong, seconds)
+    said: list[str] = []
+    optimizer = search(tmp_path, {"loop": ("always",), "samples": (3,), "sign_check": (False,)})
+    optimizer.say = said.append
+    lm = rule_lm(demos_help=False)
+    with dspy.context(lm=lm):
+        program = optimizer.compile(FinancialQA(), valset=dev[:8])
+    assert lm.engine.calls == 0  # every answer came from the kept rows
+    by_accuracy = f"{always.key} 100% (1 calls/q); {START.key} 50% (1 calls/q)"
+    assert said[1].strip() == by_accuracy
+    assert said[2].strip() == f"and the cheapest not told worse than the best: {unchecked.key}"
+    assert said[3].strip() == "rung 2/2: 3 structures × 8 questions"
+    assert program.structure == unchecked  # the loop's 2 wins of 8 do not pay for 6× the time
+    verdicts = {c.key: c.verdict for c in optimizer.verdicts}
+    assert verdicts == {unchecked.key: "kept", always.key: "tied", START.key: "worse"}
