@@ -81,11 +81,13 @@ def test_a_ticking_clock_saves_the_stage_in_progress_for_a_run_killed_outright(
 def test_a_stage_ended_while_ticking_is_counted_once(tmp_path: Path) -> None:
     clock = CompileClock(tmp_path)
     with clock.ticking(every=0.01):
+        begun = time.monotonic()
         with clock.stage("reranker"):
             time.sleep(0.1)
+        took = time.monotonic() - begun
         time.sleep(0.05)  # ticks after the stage: its time stands as it ended
     seconds = clock.finished().stages["reranker"].seconds
-    assert 0.1 <= seconds < 0.15
+    assert 0.1 <= seconds <= round(took, 2) + 0.01  # once, whatever the machine's load
     assert json.loads((tmp_path / CLOCK_FILE).read_text())["stages"]["reranker"]["seconds"] == (
         seconds
     )
